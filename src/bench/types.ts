@@ -78,4 +78,6 @@ export interface Benchmark<T extends TaskBase = TaskBase> {
   simPlayer(tasks: T[]): import('../llm/sim/model.js').SimPlayer;
   /** Evaluator facts for the run manifest (versions, modes). */
   describeEvaluator(): Promise<Record<string, unknown>>;
+  /** Releases evaluator resources (containers, bridges) at the end of a run, whatever its outcome. */
+  close?(): Promise<void>;
 }

@@ -22,6 +22,7 @@ import type { SimPlayer } from '../llm/sim/model.js';
 import { ZERO_USAGE, type ChatModel } from '../llm/types.js';
 import { runBenchmark, type RunMethod } from '../runner/run.js';
 import { RunFiles } from '../runner/run-files.js';
+import { setContainerRun } from '../container/labels.js';
 import { UserError } from '../util/errors.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 
@@ -106,9 +107,6 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
   if (allowed && !allowed.includes(method)) {
     throw new UserError(`--method ${method} is not available for ${spec.name} yet: use one of ${allowed.join(', ')}`);
   }
-  if (cfg.evaluator.backend !== 'local') {
-    throw new UserError('--evaluator docker is not available yet: use the local sandbox (--evaluator local)');
-  }
   const modelLabel = modelLabelOf(cfg);
 
   let runDir: string;
@@ -137,6 +135,8 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
   const logFile = join(logDir, `${spec.name}-${runName}.jsonl`);
   const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, pino.destination({ dest: logFile, sync: true }));
 
+  // Containers started for this run carry its id (memrl cleanup --run <id>).
+  setContainerRun(runName);
   const benchmark = spec.create(cfg);
   const ledger = new UsageLedger();
   const embedderCfg: EmbedderConfig = {
@@ -255,6 +255,7 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
     if (result.interrupted) process.exitCode = 130;
   } finally {
     process.off('SIGINT', onSigint);
+    await benchmark.close?.();
   }
 }
 

@@ -102,6 +102,7 @@ const SPECS: readonly FlagSpec[] = [
   { flags: '--no-run-validation', description: 'train phase only, even if the config enables validation' },
   { flags: '--resume <run-dir>', description: 'continue an interrupted run from its last epoch snapshot (default: a new run)' },
   { flags: '--evaluator <backend>', description: 'where tests run: local = bubblewrap sandbox, docker = container (default: memrl.evaluator.backend, else local)', choices: ['local', 'docker'] },
+  { flags: '--docker-host <url>', description: 'container engine for --evaluator docker, e.g. unix:///run/podman/podman.sock or tcp://host:2375 (default: memrl.evaluator.docker.host, else DOCKER_HOST, else the usual sockets)' },
   {
     flags: '--bcb-mode <mode>',
     description: 'reference = run solutions as generated (MemRL); calibrated = prepend code_prompt like BigCodeBench\'s evaluator (default: memrl.evaluator.bcb_mode, else reference)',

@@ -20,6 +20,7 @@ export const FLAG_TARGETS: readonly { flag: keyof RunFlags; option: string; path
   { flag: 'concurrency', option: '--concurrency', path: ['memrl', 'concurrency'] },
   { flag: 'limit', option: '--limit', path: ['memrl', 'limit'] },
   { flag: 'evaluator', option: '--evaluator', path: ['memrl', 'evaluator', 'backend'] },
+  { flag: 'dockerHost', option: '--docker-host', path: ['memrl', 'evaluator', 'docker', 'host'] },
   { flag: 'bcbMode', option: '--bcb-mode', path: ['memrl', 'evaluator', 'bcb_mode'] },
   { flag: 'evalTimeout', option: '--eval-timeout', path: ['memrl', 'evaluator', 'eval_timeout'] },
   { flag: 'untrustedHardTimeout', option: '--untrusted-hard-timeout', path: ['memrl', 'evaluator', 'hard_timeout'] },

@@ -106,6 +106,13 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
       bcbMode: ev.bcb_mode,
       evalTimeoutS: ev.eval_timeout,
       hardTimeoutS: ev.hard_timeout,
+      docker: {
+        host: ev.docker.host,
+        images: { bcb: ev.docker.images.bcb, llbDb: ev.docker.images.llb_db, llbOs: ev.docker.images.llb_os, alfworld: ev.docker.images.alfworld },
+        memoryMb: ev.docker.memory_mb,
+        pids: ev.docker.pids,
+        pull: ev.docker.pull,
+      },
     },
     bcb: bcbSettings(cfg, ctx),
     hle: hleSettings(cfg, ctx, notes),

@@ -269,6 +269,28 @@ export const MemrlSectionSchema = z
           .describe('BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench\'s official evaluator. CLI: --bcb-mode.'),
         eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds. CLI: --eval-timeout.'),
         hard_timeout: num(z.number().positive()).default(120).describe('BCB: hard kill after this many seconds. CLI: --untrusted-hard-timeout.'),
+        docker: z
+          .object({
+            host: z
+              .string()
+              .nullable()
+              .default(null)
+              .describe('Container engine address (unix:///path.sock, tcp://host:port); null = DOCKER_HOST, else the usual Docker and Podman sockets. CLI: --docker-host.'),
+            images: z
+              .object({
+                bcb: z.string().default('memrl/bcb:latest').describe('BCB test image: python3 with the BigCodeBench libraries (docker/bcb.Dockerfile).'),
+                llb_db: z.string().default('mysql:8').describe('LLB db server image: mysql:8, or memrl/llb-db-mariadb:latest (docker/llb-db-mariadb.Dockerfile).'),
+                llb_os: z.string().default('memrl/llb-os:latest').describe('LLB os task image (docker/llb-os.Dockerfile).'),
+                alfworld: z.string().default('memrl/alfworld:latest').describe('ALFWorld bridge image: python3 with alfworld and its data (docker/alfworld.Dockerfile).'),
+              })
+              .strict()
+              .default({}),
+            memory_mb: int((n) => n.positive()).default(2048).describe('Memory limit of each evaluator container, MiB.'),
+            pids: int((n) => n.positive()).default(512).describe('Process limit of each evaluator container.'),
+            pull: z.enum(['missing', 'never']).default('missing').describe('Pull an image that is not on the engine (missing) or fail at once (never).'),
+          })
+          .strict()
+          .default({}),
       })
       .strict()
       .default({}),

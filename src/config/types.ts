@@ -26,6 +26,7 @@ export interface RunFlags {
   runValidation?: boolean;
   resume?: string;
   evaluator?: 'local' | 'docker';
+  dockerHost?: string;
   bcbMode?: 'reference' | 'calibrated';
   batchSize?: number;
   /** HLE: Parquet file(s), filters and the judge model. */
@@ -115,6 +116,17 @@ export interface EvaluatorSettings {
   bcbMode: 'reference' | 'calibrated';
   evalTimeoutS: number;
   hardTimeoutS: number;
+  docker: DockerSettings;
+}
+
+/** The container backend (memrl.evaluator.docker). */
+export interface DockerSettings {
+  /** Engine address, or null for DOCKER_HOST / the usual sockets. */
+  host: string | null;
+  images: { bcb: string; llbDb: string; llbOs: string; alfworld: string };
+  memoryMb: number;
+  pids: number;
+  pull: 'missing' | 'never';
 }
 
 export interface BcbSettings {
