@@ -10,6 +10,8 @@ import { registerTableCommand } from './commands/table.js';
 import { registerCompareCommand } from './commands/compare.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerReportCommand } from '../report/report-cli.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerCleanupCommand } from './commands/cleanup.js';
 
 export function buildProgram(): Command {
   const program = new Command('memrl')
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerExportCommand(program);
   registerReportCommand(program);
+  registerDoctorCommand(program);
+  registerCleanupCommand(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

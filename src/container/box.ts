@@ -176,8 +176,8 @@ export class Box {
       } catch (e) {
         throw await this.goneOr(e);
       }
-      if (exitCode === null) {
-        // The stream ended but the process did not finish: the container died under it.
+      if (exitCode === null || exitCode >= 128) {
+        // Unfinished or killed by a signal: the command's own fate, or the container died under it?
         const state = await this.state();
         if (!state.running) throw new ContainerGoneError(this.id, state.detail);
       }
@@ -212,7 +212,10 @@ export class Box {
 
   /** Attach to the main process's stdio (before start, for openStdin boxes). */
   async attach(): Promise<{ stdin: Duplex; stdout: PassThrough; stderr: PassThrough }> {
-    const stream = (await this.container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
+    // An empty _body: docker-modem otherwise sends the options as a JSON body, which the
+    // engine passes on to the process's stdin (glued to its first line).
+    const query = { stream: true, stdin: true, stdout: true, stderr: true };
+    const stream = (await this.container.attach({ ...query, hijack: true, _query: query, _body: {} } as Docker.ContainerAttachOptions)) as Duplex;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     this.engine.docker.modem.demuxStream(stream, stdout, stderr);

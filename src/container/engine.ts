@@ -73,12 +73,19 @@ export function openEngine(configured: string | null): Promise<{ engine: Engine;
 }
 
 async function connect(addr: EngineAddress): Promise<{ engine: Engine; info: EngineInfo }> {
-  const docker = new Docker({ ...addr.options, timeout: 30_000 });
-  let v: Docker.DockerVersion;
-  try {
-    v = await docker.version();
-  } catch (err) {
-    throw new EngineUnavailableError(addr.label, describeError(err));
+  // No socket timeout on the client: exec streams of long tests are quiet for minutes;
+  // every wait has its own limit where it is made.
+  const docker = new Docker(addr.options);
+  let v: Docker.DockerVersion | undefined;
+  // A busy or restarting engine can drop a connection: three tries before giving up.
+  for (let attempt = 1; v === undefined; attempt++) {
+    try {
+      v = await withTimeout(docker.version(), 20_000, 'no answer within 20 s');
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= 3 || code === 'ENOENT' || code === 'EACCES') throw new EngineUnavailableError(addr.label, describeError(err));
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
   }
   const component = (v as { Components?: { Name: string; Version: string }[] }).Components?.[0];
   return {
@@ -96,4 +103,12 @@ export function describeError(err: unknown): string {
   if (e?.code === 'EACCES') return 'permission denied on the socket';
   const msg = String(e?.message ?? err);
   return msg.split('\n')[0]!.replace(/^\(HTTP code \d+\) /, '');
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

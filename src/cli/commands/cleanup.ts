@@ -1,0 +1,41 @@
+/**
+ * `memrl cleanup`: removes containers memrl left behind (a run killed with SIGKILL
+ * cannot remove its own). By default only those whose memrl process is gone.
+ */
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
+import { isOrphan, listMemrlContainers, removeContainers } from '../../container/cleanup.js';
+import { openEngine } from '../../container/engine.js';
+import { UserError } from '../../util/errors.js';
+
+interface CleanupFlags {
+  config?: string;
+  dockerHost?: string;
+  run?: string;
+  all?: boolean;
+  dryRun?: boolean;
+}
+
+export function registerCleanupCommand(program: Command): void {
+  program
+    .command('cleanup')
+    .description('remove containers left by crashed memrl runs (found by their dev.memrl labels)')
+    .option('--config <yaml>', 'read memrl.evaluator.docker.host from this config')
+    .option('--docker-host <url>', 'container engine (default: memrl.evaluator.docker.host, else DOCKER_HOST, else the usual sockets)')
+    .option('--run <id>', 'only the containers of this run (the run folder name), whether its process lives or not')
+    .option('--all', 'every memrl container on the engine, including those of running memrl processes')
+    .option('--dry-run', 'list what would be removed')
+    .action(async (flags: CleanupFlags) => {
+      if (flags.run && flags.all) throw new UserError('memrl cleanup: give --run <id> or --all, not both');
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });
+      const { engine } = await openEngine(cfg.evaluator.docker.host);
+      const all = await listMemrlContainers(engine);
+      const chosen = all.filter((c) => (flags.all ? true : flags.run ? c.run === flags.run : isOrphan(c)));
+      for (const c of chosen) process.stdout.write(`${flags.dryRun ? 'would remove' : 'removing'} ${c.id.slice(0, 12)}  ${c.role}  run ${c.run}  pid ${c.pid}  ${c.state}\n`);
+      const removed = flags.dryRun ? 0 : await removeContainers(engine, chosen.map((c) => c.id));
+      const kept = all.length - chosen.length;
+      process.stdout.write(
+        `${flags.dryRun ? `${chosen.length} to remove` : `removed ${removed}`}` + (kept > 0 ? `; kept ${kept} of live memrl processes (--all removes them too)` : '') + '\n',
+      );
+    });
+}

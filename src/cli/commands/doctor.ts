@@ -1,0 +1,39 @@
+/**
+ * `memrl doctor`: a table of the evaluator backends and whether each works here.
+ * Exit code 0 when every checked part works, 1 otherwise (the table says what to do).
+ */
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
+import { dockerChecks, localChecks, type DoctorCheck } from '../../doctor/checks.js';
+
+interface DoctorFlags {
+  config?: string;
+  dockerHost?: string;
+  backend?: 'local' | 'docker';
+  json?: boolean;
+}
+
+export function formatDoctor(checks: DoctorCheck[]): string {
+  const rows = checks.map((c) => [c.backend, c.part, c.ok ? 'ok' : 'NOT OK', c.detail]);
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ['backend', 'part', 'status'][i]!.length));
+  const line = (r: string[]) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ');
+  return [line(['backend', 'part', 'status', 'detail']), ...rows.map(line)].join('\n') + '\n';
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check which evaluator backends (local sandbox, containers) work on this machine, and why not')
+    .option('--config <yaml>', 'read memrl.evaluator.docker (engine address, image names) from this config')
+    .option('--docker-host <url>', 'container engine to check (default: memrl.evaluator.docker.host, else DOCKER_HOST, else the usual sockets)')
+    .option('--backend <name>', 'check only local or docker')
+    .option('--json', 'print the checks as JSON')
+    .action(async (flags: DoctorFlags) => {
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });
+      const checks: DoctorCheck[] = [];
+      if (flags.backend !== 'docker') checks.push(...(await localChecks()));
+      if (flags.backend !== 'local') checks.push(...(await dockerChecks(cfg.evaluator.docker)));
+      process.stdout.write(flags.json ? JSON.stringify(checks, null, 2) + '\n' : formatDoctor(checks));
+      process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
+    });
+}
