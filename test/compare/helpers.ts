@@ -3,8 +3,6 @@
  * benchmark: milliseconds each) and the compare command driven through commander
  * the way src/cli/main.ts drives it.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
@@ -16,8 +14,9 @@ import { defaultMemoryParams } from '../../src/memory/params.js';
 import { runBenchmark, type RunMethod } from '../../src/runner/run.js';
 import { UserError } from '../../src/util/errors.js';
 import { toyBenchmark, type ToyOptions } from '../helpers/toy-benchmark.js';
+import { tempDir } from '../helpers/temp.js';
 
-export const root = mkdtempSync(join(tmpdir(), 'memrl-compare-'));
+export const root = tempDir('memrl-compare-');
 let n = 0;
 
 export interface ToyRunOptions extends ToyOptions {

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerMemoryCommand } from '../../src/cli/commands/memory-replay.js';
 import { replayOps } from '../../src/memory/replay.js';
 import { UserError } from '../../src/util/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ops = (...objs: unknown[]) => objs.map((o) => JSON.stringify(o));
 
@@ -86,7 +86,7 @@ describe('memrl memory replay', () => {
   };
 
   it('prints one JSON line per retrieve/update', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memrl-replay-'));
+    const dir = tempDir('memrl-replay-');
     const file = join(dir, 'ops.jsonl');
     writeFileSync(file, workedOps.join('\n') + '\n');
     const writes: string[] = [];
@@ -101,7 +101,7 @@ describe('memrl memory replay', () => {
   });
 
   it('fails with a one-line error and a non-zero exit code', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memrl-replay-'));
+    const dir = tempDir('memrl-replay-');
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, '{"op":"retrieve","embedding":[1]}\n{oops\n');
     await expect(program().parseAsync(['node', 'memrl', 'memory', 'replay', file])).rejects.toThrow(

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTemplate, placeholders, render } from '../../src/util/template.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('render', () => {
   it('fills placeholders, tolerating spaces inside the braces', () => {
@@ -24,7 +24,7 @@ describe('render', () => {
 
 describe('loadTemplate', () => {
   it('prefers a file in the override dir and falls back per file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memrl-tpl-'));
+    const dir = tempDir('memrl-tpl-');
     writeFileSync(join(dir, 'script.md'), 'mine {{task}}');
     const own = loadTemplate('src/memory/prompts', 'script.md', dir);
     expect(own).toEqual({ text: 'mine {{task}}', path: join(dir, 'script.md') });

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/types.js';
 import { MemoryWriter } from '../../src/memory/writer.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A chat model that records requests and answers (or fails) per purpose. */
 function fakeModel(reply: (req: ChatRequest) => string | Error) {
@@ -97,7 +97,7 @@ describe('MemoryWriter', () => {
   });
 
   it('takes templates from a prompt dir, file by file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memrl-prompts-'));
+    const dir = tempDir('memrl-prompts-');
     writeFileSync(join(dir, 'script.md'), 'CUSTOM SCRIPT PROMPT for {{task}}\n');
     writeFileSync(join(dir, 'memory-success.md'), '[{{task}}] {{script}}\n');
     const { model, calls } = fakeModel(() => 'steps');
@@ -110,7 +110,7 @@ describe('MemoryWriter', () => {
   });
 
   it('a template with an unknown placeholder is a user error naming it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memrl-prompts-'));
+    const dir = tempDir('memrl-prompts-');
     writeFileSync(join(dir, 'reflection.md'), 'Reflect on {{taks}}');
     const { model } = fakeModel(() => 'x');
     await expect(
