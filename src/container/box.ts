@@ -212,10 +212,7 @@ export class Box {
 
   /** Attach to the main process's stdio (before start, for openStdin boxes). */
   async attach(): Promise<{ stdin: Duplex; stdout: PassThrough; stderr: PassThrough }> {
-    // An empty _body: docker-modem otherwise sends the options as a JSON body, which the
-    // engine passes on to the process's stdin (glued to its first line).
-    const query = { stream: true, stdin: true, stdout: true, stderr: true };
-    const stream = (await this.container.attach({ ...query, hijack: true, _query: query, _body: {} } as Docker.ContainerAttachOptions)) as Duplex;
+    const stream = (await this.container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     this.engine.docker.modem.demuxStream(stream, stdout, stderr);
@@ -245,14 +242,21 @@ export class Box {
     }
   }
 
-  /** Force-removes the container. Idempotent; never throws. */
+  /**
+   * Force-removes the container. Idempotent; never throws. A busy engine can refuse
+   * (e.g. removal already in progress): a few tries, until it says the container is gone.
+   */
   async remove(): Promise<void> {
     if (this.removed) return;
     this.removed = true;
-    try {
-      await this.container.remove({ force: true, v: true });
-    } catch {
-      // already gone
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        await this.container.remove({ force: true, v: true });
+        return;
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 404) return;
+        if (attempt < 4) await new Promise((r) => setTimeout(r, 250 * attempt));
+      }
     }
   }
 }
