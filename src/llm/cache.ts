@@ -59,13 +59,17 @@ export function hashKey(key: unknown): string {
 export class ResponseStore {
   private readonly entries = new Map<string, CacheEntry>();
   private created = false;
+  /** The file ends inside a line torn by a crash: start the next append on a new line. */
+  private tornTail = false;
 
   constructor(
     readonly file: string,
     private readonly opts: { readOnly?: boolean } = {},
   ) {
     if (existsSync(this.file)) {
-      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      const text = readFileSync(this.file, 'utf8');
+      this.tornTail = text.length > 0 && !text.endsWith('\n');
+      for (const line of text.split('\n')) {
         if (!line.trim()) continue;
         try {
           const e = JSON.parse(line) as CacheEntry;
@@ -93,7 +97,8 @@ export class ResponseStore {
       mkdirSync(dirname(this.file), { recursive: true });
       this.created = true;
     }
-    appendFileSync(this.file, `${JSON.stringify(e)}\n`);
+    appendFileSync(this.file, `${this.tornTail ? '\n' : ''}${JSON.stringify(e)}\n`);
+    this.tornTail = false;
   }
 
   get size(): number {

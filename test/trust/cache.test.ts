@@ -2,7 +2,7 @@
  * The response cache in front of a real HTTP provider (loopback server): what is
  * keyed, what is stored, what is never stored, and offline replay misses.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +149,22 @@ describe('CachedChatModel', () => {
     expect(r2.cached).toBe(true);
     expect(server.chatRequests().length - before).toBe(1);
     expect(new ResponseStore(join(root, 'run2', CACHE_FILE)).size).toBe(1);
+  });
+
+  it('a line torn by a kill costs only that reply: the next one appended after it is kept', () => {
+    const file = join(fresh(), CACHE_FILE);
+    const entry = (k: string) => ({ k, kind: 'chat' as const, text: `reply ${k}` }) as unknown as Parameters<ResponseStore['put']>[0];
+    const first = new ResponseStore(file);
+    first.put(entry('a'));
+    // What a SIGKILL in the middle of an append leaves: half a JSON line, no newline.
+    appendFileSync(file, '{"k":"torn","kind":"chat","te');
+    const second = new ResponseStore(file);
+    expect(second.size).toBe(1);
+    second.put(entry('b'));
+    const third = new ResponseStore(file);
+    expect(third.get('a')).toBeDefined();
+    expect(third.get('b')).toBeDefined();
+    expect(third.size).toBe(2);
   });
 });
 
