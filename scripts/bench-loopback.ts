@@ -3,8 +3,7 @@
  * 127.0.0.1 that answers after a fixed delay, and a benchmark without a sandbox
  * (one agent call per task, scored from the reply) run through runBenchmark.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import type { Benchmark, TaskBase } from '../src/bench/types.js';
 import { LocalNgramEmbedder } from '../src/embed/local.js';
@@ -20,46 +19,54 @@ export interface Loopback {
   close: () => Promise<void>;
 }
 
-/** Every chat request is answered after `delayMs`; the answer passes or fails by a hash of the prompt. */
+/**
+ * Every chat request is answered after `delayMs`; the answer passes or fails by a hash
+ * of the prompt. The server runs on a worker thread: like a remote API, its work does
+ * not compete with the runner for the event loop being measured.
+ */
 export async function startLoopback(delayMs: number): Promise<Loopback> {
-  let calls = 0;
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      calls++;
-      const body = JSON.parse(raw || '{}') as { messages?: { content: string }[] };
-      const text = JSON.stringify(body.messages ?? []);
-      let h = 0;
-      for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) >>> 0;
-      const content = h % 3 === 0 ? 'ANSWER: correct' : 'ANSWER: wrong, because the edge case was missed';
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            created: 0,
-            model: 'bench-model',
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 50, completion_tokens: 8, total_tokens: 58 },
-          }),
-        );
-      }, delayMs);
-    });
+  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(LOOPBACK_SERVER, { eval: true, workerData: { delayMs, counter } });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    worker.once('message', (m: { port: number }) => resolvePort(m.port));
+    worker.once('error', reject);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    calls: () => calls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    calls: () => Atomics.load(counter, 0),
+    close: async () => {
+      await worker.terminate();
+    },
   };
 }
+
+/** The server's source (plain JS: a worker evaluates it as is). */
+const LOOPBACK_SERVER = `
+const { createServer } = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const { delayMs, counter } = workerData;
+const server = createServer((req, res) => {
+  let raw = '';
+  req.on('data', (c) => (raw += c.toString()));
+  req.on('end', () => {
+    Atomics.add(counter, 0, 1);
+    const body = JSON.parse(raw || '{}');
+    const text = JSON.stringify(body.messages || []);
+    let h = 0;
+    for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) >>> 0;
+    const content = h % 3 === 0 ? 'ANSWER: correct' : 'ANSWER: wrong, because the edge case was missed';
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        id: 'x', object: 'chat.completion', created: 0, model: 'bench-model',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 50, completion_tokens: 8, total_tokens: 58 },
+      }));
+    }, delayMs);
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
 
 const TOPICS = ['parse csv rows', 'plot a histogram', 'hash a file', 'merge two dataframes', 'count words in text', 'fit a regression'];
 
