@@ -3,7 +3,7 @@
  * DuckDB users. Column names are the JSON field names; arrays are List columns and
  * `extra` (free-form) is a JSON string column.
  */
-import { renameSync, writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   Bool,
   Field,
@@ -22,6 +22,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import { parseOutcomeRow, type OutcomeRow } from './outcome-row.js';
+import { writeFileAtomic } from '../util/fs.js';
 
 interface Column {
   name: keyof OutcomeRow;
@@ -80,12 +81,9 @@ export function outcomesToArrowTable(rows: readonly OutcomeRow[]): Table {
   return new Table(schema, new RecordBatch(schema, data));
 }
 
-/** Write rows as an Arrow IPC file (written to a temp name, then renamed into place). */
+/** Write rows as an Arrow IPC file (atomically: temp name, fsync, rename). */
 export function writeOutcomesArrow(path: string, rows: readonly OutcomeRow[]): void {
-  const bytes = tableToIPC(outcomesToArrowTable(rows), 'file');
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, path);
+  writeFileAtomic(path, tableToIPC(outcomesToArrowTable(rows), 'file'));
 }
 
 /** Read outcomes.arrow back into validated rows (the inverse of writeOutcomesArrow). */

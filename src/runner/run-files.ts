@@ -1,7 +1,7 @@
 /**
  * The files of one run folder (results/<benchmark>/<run-id>/):
  *   run.json          manifest: redacted config, versions, data hashes, model, seed
- *   outcomes.jsonl    the outcome matrix, one row per task × epoch × phase (appended)
+ *   outcomes.jsonl    the outcome matrix, one row per task × epoch × phase (appended at each batch barrier)
  *   outcomes.arrow    the same rows as an Arrow IPC file (rewritten each epoch)
  *   metrics.json      per-epoch metrics (rewritten each epoch)
  *   summary.json      final (or interrupted) status, metrics, usage, memory stats
@@ -9,10 +9,11 @@
  *   traces.jsonl      multi-turn benchmarks: each episode's full conversation
  *   tb/               TensorBoard event file, reference tag names, step = epoch
  *   checkpoint.json   the whole learning state at the last completed epoch
+ *   journal.jsonl     while unfinished: the episodes finished since that checkpoint (journal.ts)
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fsyncDir, writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import type { InjectedMemory } from '../bench/types.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
 import type { MemoryRecord, MemorySnapshot } from '../memory/types.js';
@@ -38,12 +39,11 @@ export class RunFiles {
   private rows: OutcomeRow[] = [];
   private traces = 0;
 
+  /** Touches nothing on disk: the folder comes to exist with create(). */
   constructor(
     readonly dir: string,
     private readonly benchmark: string,
-  ) {
-    mkdirSync(dir, { recursive: true });
-  }
+  ) {}
 
   path(name: string): string {
     return join(this.dir, name);
@@ -51,6 +51,30 @@ export class RunFiles {
 
   hasManifest(): boolean {
     return existsSync(this.path('run.json'));
+  }
+
+  /**
+   * Create the run folder with its run.json in one step (built under a temp name, then
+   * renamed), so a kill never leaves a run folder that --resume cannot open.
+   */
+  create(manifest: Record<string, unknown>): void {
+    if (existsSync(this.dir)) return this.writeManifest(manifest);
+    const parent = dirname(this.dir);
+    mkdirSync(parent, { recursive: true });
+    const tmp = join(parent, `${basename(this.dir)}.tmp-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp);
+    writeJsonAtomic(join(tmp, 'run.json'), { memrlRunFormat: 1, ...manifest });
+    renameSync(tmp, this.dir);
+    fsyncDir(parent);
+  }
+
+  /** Temp files a killed writer left behind (`<name>.tmp-<pid>`). */
+  removeStrayTempFiles(): void {
+    for (const d of [this.dir, this.path('tb')]) {
+      if (!existsSync(d)) continue;
+      for (const f of readdirSync(d)) if (/\.tmp-\d+$/.test(f)) rmSync(join(d, f), { force: true });
+    }
   }
 
   writeManifest(manifest: Record<string, unknown>): void {
@@ -61,10 +85,11 @@ export class RunFiles {
     return JSON.parse(readFileSync(this.path('run.json'), 'utf8')) as Record<string, unknown>;
   }
 
-  noteResume(at: string, fromEpoch: number): void {
+  /** `journaled`: finished episodes of the unfinished epoch taken over from the journal. */
+  noteResume(at: string, fromEpoch: number, journaled: number): void {
     const m = this.readManifest();
     const resumes = Array.isArray(m.resumes) ? m.resumes : [];
-    this.writeManifest({ ...m, resumes: [...resumes, { at, fromEpoch }] });
+    this.writeManifest({ ...m, resumes: [...resumes, { at, fromEpoch, journaled }] });
   }
 
   readCheckpoint(): Checkpoint | undefined {
@@ -89,7 +114,8 @@ export class RunFiles {
       writeFileAtomic(p, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
     }
     this.rows = kept;
-    this.log = new OutcomeLog(p);
+    // No flush per row: the journal already holds each episode; sync() runs before each checkpoint.
+    this.log = new OutcomeLog(p, { syncEachRow: false });
     // Transcripts of dropped episodes go too, so traces.jsonl matches outcomes.jsonl.
     const t = this.path('traces.jsonl');
     if (existsSync(t)) {
@@ -111,6 +137,19 @@ export class RunFiles {
     if (traces.length === 0) return;
     appendFileSync(this.path('traces.jsonl'), traces.map((t) => `${JSON.stringify({ benchmark: this.benchmark, ...t })}\n`).join(''));
     this.traces += traces.length;
+  }
+
+  /** Put outcomes.jsonl and traces.jsonl on disk before a checkpoint counts on them. */
+  sync(): void {
+    this.log?.flush();
+    const t = this.path('traces.jsonl');
+    if (!existsSync(t)) return;
+    const fd = openSync(t, 'r+');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Tasks that passed in any recorded epoch of a phase (passk / reflection retry the others). */

@@ -5,7 +5,9 @@ import { dirname } from 'node:path';
 
 /**
  * Write a file so that readers see either the old or the new content, never half:
- * write a sibling temp file, fsync it, rename over the target.
+ * write a sibling temp file, fsync it, rename over the target, fsync the directory
+ * (so the rename itself survives a power loss). A crash leaves at most a stray
+ * `<name>.tmp-<pid>` beside the target.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -20,6 +22,17 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+  fsyncDir(dirname(path));
+}
+
+/** Put a directory's entries (a rename, a new or removed file) on disk. */
+export function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function writeJsonAtomic(path: string, value: unknown): void {

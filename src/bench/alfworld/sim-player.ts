@@ -39,7 +39,7 @@ export class SimChannel {
 export function alfworldSimPlayer(tasks: AlfworldTask[], channel: SimChannel): SimPlayer {
   const byId = new Map(tasks.map((t) => [t.id, t]));
   return {
-    reply(req: ChatRequest, rng: Rng): string {
+    reply(req: ChatRequest, rng: Rng, rngFor?: (req: ChatRequest) => Rng): string {
       const t = req.tags;
       const task = byId.get(t.taskId);
       if (!task) throw new Error(`sim alfworld player: unknown task ${t.taskId}`);
@@ -47,7 +47,11 @@ export function alfworldSimPlayer(tasks: AlfworldTask[], channel: SimChannel): S
       if (!state) return 'Thought: (simulated) I look around first.\nAction: look';
       if (state.follow === undefined) {
         const p = successProbability({ taskId: task.id, taskKey: task.key, memories: req.memoryHints ?? [] });
-        state.follow = rng.next() < p;
+        // Always turn 0's first draw, also when turns before this one came from a cache
+        // (--resume, --cache): each turn adds a reply and an observation to the messages.
+        const turn = t.turn ?? 0;
+        const opening = { ...req, messages: req.messages.slice(0, req.messages.length - 2 * turn), tags: { ...t, turn: 0 } };
+        state.follow = (turn > 0 && rngFor ? rngFor(opening) : rng).next() < p;
       }
       if (state.follow && state.plan.length > 0) {
         return `Thought: (simulated) the next step towards the goal is clear.\nAction: ${state.plan[0]}`;

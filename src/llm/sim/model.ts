@@ -13,9 +13,11 @@ import { estimateTokens, messageText } from './text.js';
 /**
  * A benchmark's simulated agent (and judge). It reads the request (prompt, tags,
  * memoryHints) and replies in the benchmark's format; `rng` is private to this call.
+ * `rngFor` gives the generator another request would get (a multi-turn player uses
+ * it to redo an earlier turn's draw when that turn's reply came from a cache).
  */
 export interface SimPlayer {
-  reply(req: ChatRequest, rng: Rng): string;
+  reply(req: ChatRequest, rng: Rng, rngFor?: (req: ChatRequest) => Rng): string;
 }
 
 export interface SimChatOptions {
@@ -69,7 +71,7 @@ export class SimChatModel implements ChatModel {
             `; use a real provider for this benchmark or add a sim player.`,
         );
       }
-      text = player.reply(req, rng);
+      text = player.reply(req, rng, (r) => this.rngFor(r));
     }
     let promptChars = 0;
     let images = 0;

@@ -1,0 +1,149 @@
+/**
+ * journal.jsonl: the write-ahead log of the epoch in progress, what makes a run crash
+ * safe at task granularity.
+ *
+ * Each finished episode is appended (one write, then fdatasync) the moment it finishes,
+ * with everything the batch barrier needs to commit it: its outcome row (transcript
+ * included), the Q-update targets, the new memory's text, and its own token usage.
+ * Each committed barrier appends its commit time. At an epoch checkpoint the journal is
+ * emptied. On --resume the runner restores the epoch checkpoint and replays the epoch's
+ * batches from here: finished episodes are taken as recorded, unfinished ones run.
+ *
+ * Only the last line can be torn (a kill mid-write); opening drops it.
+ */
+import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { dirname } from 'node:path';
+import type { LedgerSnapshot } from '../llm/ledger.js';
+import type { NewMemory } from '../memory/types.js';
+import type { OutcomePhase, OutcomeRow } from '../metrics/outcome-row.js';
+import { fsyncDir, writeFileAtomic } from '../util/fs.js';
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** An episode's contribution to the barrier commit (its new memory without the key embedding, which is recomputed). */
+export interface StoredResult {
+  injectedIds: string[];
+  success: boolean;
+  newMemory?: Omit<NewMemory, 'keyEmbedding'>;
+}
+
+export interface JournalEpisode {
+  kind: 'episode';
+  phase: OutcomePhase;
+  epoch: number;
+  taskIndex: number;
+  taskId: string;
+  row: OutcomeRow;
+  result?: StoredResult;
+  /** This episode's model calls (agent, judge, memory writing). */
+  usage: LedgerSnapshot;
+}
+
+export interface JournalBarrier {
+  kind: 'barrier';
+  epoch: number;
+  batch: number;
+  /** The commit time, so replayed commits stamp memories exactly as the first time. */
+  at: number;
+}
+
+export type JournalEntry = JournalEpisode | JournalBarrier;
+
+export class Journal {
+  private fd: number | null;
+  private readonly episodes = new Map<string, JournalEpisode>();
+  private readonly barriers = new Map<string, number>();
+
+  /** Open for appending; entries failing `keep` (from epochs already checkpointed) are dropped from the file. */
+  constructor(
+    readonly path: string,
+    keep: (e: JournalEntry) => boolean,
+  ) {
+    const kept: string[] = [];
+    if (existsSync(path)) {
+      for (const line of readFileSync(path, 'utf8').split('\n')) {
+        const e = parse(line);
+        if (e && keep(e)) {
+          this.remember(e);
+          kept.push(line);
+        }
+      }
+      // Rewrite so no stale entry or torn tail stays in front of new appends.
+      writeFileAtomic(path, kept.map((l) => `${l}\n`).join(''));
+    }
+    this.fd = openSync(path, 'a');
+  }
+
+  get size(): number {
+    return this.episodes.size;
+  }
+
+  episode(phase: OutcomePhase, epoch: number, taskIndex: number): JournalEpisode | undefined {
+    return this.episodes.get(episodeKey(phase, epoch, taskIndex));
+  }
+
+  barrierAt(epoch: number, batch: number): number | undefined {
+    return this.barriers.get(`${epoch}|${batch}`);
+  }
+
+  /**
+   * Durable once it resolves. The line goes out in one synchronous write (whole lines,
+   * in order); the flush to disk runs off the event loop so other episodes keep going.
+   */
+  async append(e: JournalEntry): Promise<void> {
+    if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
+    const bytes = Buffer.from(`${JSON.stringify(e)}\n`, 'utf8');
+    let off = 0;
+    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    this.remember(e);
+    await datasync(this.fd);
+  }
+
+  /** Empty it (after an epoch checkpoint: everything here is in the checkpoint now). */
+  reset(): void {
+    if (this.fd === null) return;
+    ftruncateSync(this.fd, 0);
+    fdatasyncSync(this.fd);
+    this.episodes.clear();
+    this.barriers.clear();
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** A finished run needs no journal. */
+  remove(): void {
+    this.close();
+    rmSync(this.path, { force: true });
+    fsyncDir(dirname(this.path));
+  }
+
+  private remember(e: JournalEntry): void {
+    if (e.kind === 'episode') {
+      const k = episodeKey(e.phase, e.epoch, e.taskIndex);
+      if (!this.episodes.has(k)) this.episodes.set(k, e);
+    } else {
+      this.barriers.set(`${e.epoch}|${e.batch}`, e.at);
+    }
+  }
+}
+
+const datasync = promisify(fdatasync);
+
+function episodeKey(phase: string, epoch: number, taskIndex: number): string {
+  return `${phase}|${epoch}|${taskIndex}`;
+}
+
+function parse(line: string): JournalEntry | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const e = JSON.parse(line) as JournalEntry;
+    return e.kind === 'episode' || e.kind === 'barrier' ? e : undefined;
+  } catch {
+    return undefined; // the line a kill cut short
+  }
+}
