@@ -15,16 +15,22 @@ import { CachedEmbedder } from '../embed/cached.js';
 import { DiskCachedEmbedder } from '../embed/cached-disk.js';
 import { createEmbedder, createUncachedEmbedder, type EmbedderConfig } from '../embed/factory.js';
 import type { Embedder } from '../embed/types.js';
+import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
 import { CachedChatModel, OfflineChatModel, ReplayMissError, runCacheLayers, type ChatCacheIdentity } from '../llm/cache.js';
 import { createChatModel } from '../llm/factory.js';
 import { UsageLedger } from '../llm/ledger.js';
+import { loadPriceTable, pricesForRun } from '../llm/prices.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { ZERO_USAGE, type ChatModel } from '../llm/types.js';
 import { runBenchmark, type RunMethod } from '../runner/run.js';
 import { RunFiles } from '../runner/run-files.js';
 import { setContainerRun } from '../container/labels.js';
-import { UserError } from '../util/errors.js';
+import { UserError, errorMessage } from '../util/errors.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
+import { recordObserved } from './run-observed.js';
+
+/** Exit code of a run stopped by --budget-usd / --budget-tokens (resumable). */
+export const BUDGET_EXIT_CODE = 3;
 
 export type BenchmarkName = ResolvedConfig['benchmark'];
 
@@ -129,6 +135,29 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
   const cacheLayers = runCacheLayers({ runDir, sharedDir: cfg.run.cacheDir, replayFrom });
   const offline = cacheLayers.offline !== undefined;
 
+  // Budget: spend so far comes back from <runDir>/spend.json; reaching a limit takes the Ctrl-C path.
+  const prices = pricesForRun(loadPriceTable(cfg.run.pricesFile), {
+    agent: { provider: cfg.llm.provider, model: cfg.llm.model },
+    ...(spec.judgeIdentity ? { judge: spec.judgeIdentity(cfg).identity } : {}),
+    embedding: { provider: cfg.embedding.provider, model: cfg.embedding.model },
+  });
+  const limits = { usd: cfg.run.budgetUsd, tokens: cfg.run.budgetTokens };
+  const unpriced = unpricedForBudget(limits, prices);
+  if (unpriced.length) throw new UserError(`--budget-usd cannot be enforced: ${unpriced.join('; ')}`);
+  const abort = new AbortController();
+  const budget: { hit: BudgetHit | null } = { hit: null };
+  const meter = SpendMeter.forRun(runDir, prices, limits, (hit) => {
+    budget.hit = hit;
+    process.stderr.write(`\n${budgetStopLine(hit, spec.name, runDir)}\n`);
+    abort.abort();
+  });
+  const spentAlready = meter.reached();
+  if (spentAlready) {
+    process.stderr.write(`${budgetStopLine(spentAlready, spec.name, runDir)}\n`);
+    process.exitCode = BUDGET_EXIT_CODE;
+    return;
+  }
+
   const logDir = resolve('logs');
   mkdirSync(logDir, { recursive: true });
   const runName = runDir.split('/').at(-1) ?? 'run';
@@ -138,7 +167,7 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
   // Containers started for this run carry its id (memrl cleanup --run <id>).
   setContainerRun(runName);
   const benchmark = spec.create(cfg);
-  const ledger = new UsageLedger();
+  const ledger = new UsageLedger({ prices, meter });
   const embedderCfg: EmbedderConfig = {
     provider: cfg.embedding.provider,
     model: cfg.embedding.model,
@@ -170,7 +199,6 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
       : createEmbedder(embedderCfg, { onUsage: (u) => ledger.recordEmbedding(u) });
 
   // Ctrl-C: finish cleanly (finished epochs stay checkpointed; --resume continues). Twice: quit now.
-  const abort = new AbortController();
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts += 1;
@@ -250,9 +278,15 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
     process.stderr.write(
       `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${cfg.run.epochs} epoch(s); ` +
         `last acc ${fmt(s.train?.last)}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
-        `results: ${runDir}${result.interrupted ? `\nresume with: memrl run ${spec.name} ... --resume ${runDir}` : ''}\n`,
+        `results: ${runDir}${result.interrupted ? `\nresume with: memrl run ${spec.name} ... --resume ${runDir}${budget.hit ? ` ${budget.hit.flag} <more>` : ''}` : ''}\n`,
     );
-    if (result.interrupted) process.exitCode = 130;
+    if (result.interrupted) process.exitCode = budget.hit ? BUDGET_EXIT_CODE : 130;
+    recordObserved(runDir, spec.name, ledger.snapshot());
+  } catch (err) {
+    // A budget stop that cut a step the runner cannot interrupt cleanly (e.g. the start-up embeddings): still resumable.
+    if (!budget.hit) throw err;
+    process.stderr.write(`stopped by the budget (${errorMessage(err)}); resume with: memrl run ${spec.name} ... --resume ${runDir} ${budget.hit.flag} <more>\n`);
+    process.exitCode = BUDGET_EXIT_CODE;
   } finally {
     process.off('SIGINT', onSigint);
     await benchmark.close?.();

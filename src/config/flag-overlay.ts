@@ -47,7 +47,10 @@ export const FLAG_TARGETS: readonly { flag: keyof RunFlags; option: string; path
   { flag: 'llbSplitFile', option: '--split-file', path: ['experiment', 'split_file'] },
   { flag: 'llbValidFile', option: '--valid-file', path: ['experiment', 'valid_file'] },
   { flag: 'maxSteps', option: '--max-steps', path: ['experiment', 'max_steps'] },
-  { flag: 'cacheDir', option: '--cache', path: ['memrl', 'cache_dir'] },
+  { flag: 'cache', option: '--cache', path: ['memrl', 'cache_dir'] },
+  { flag: 'budgetUsd', option: '--budget-usd', path: ['memrl', 'budget', 'usd'] },
+  { flag: 'budgetTokens', option: '--budget-tokens', path: ['memrl', 'budget', 'tokens'] },
+  { flag: 'prices', option: '--prices', path: ['memrl', 'prices'] },
 ];
 
 export interface FlagOverlay {

@@ -239,6 +239,9 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     logLevel: LOG_LEVELS[exp.log_level] ?? 'info',
     promptDir: cfg.memrl.prompt_dir ? resolve(ctx.cwd, cfg.memrl.prompt_dir) : null,
     cacheDir: cfg.memrl.cache_dir ? resolve(ctx.cwd, cfg.memrl.cache_dir) : null,
+    budgetUsd: cfg.memrl.budget.usd,
+    budgetTokens: cfg.memrl.budget.tokens,
+    pricesFile: cfg.memrl.prices ? resolve(ctx.cwd, cfg.memrl.prices) : null,
   };
 }
 

@@ -238,6 +238,24 @@ export const MemrlSectionSchema = z
       .nullable()
       .default(null)
       .describe('Shared response cache (chat and embeddings) read before calling the provider and written after; null = none (every run still records its own replies in <run>/cache). CLI: --cache.'),
+    budget: z
+      .object({
+        usd: num(z.number().positive())
+          .nullable()
+          .default(null)
+          .describe('Stop the run (resumably) once its billed model calls cost this many US dollars, counted over every attempt of the run folder (prices: memrl.prices); null = no limit. CLI: --budget-usd.'),
+        tokens: int((n) => n.positive())
+          .nullable()
+          .default(null)
+          .describe('Stop the run (resumably) once its billed model calls used this many tokens (prompt + completion, every role and embeddings; cache hits excluded), over every attempt; null = no limit. CLI: --budget-tokens.'),
+      })
+      .strict()
+      .default({}),
+    prices: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('Price table (YAML or JSON: models: {<name>: {input, output}}, USD per 1M tokens) merged over the built-in src/llm/prices.yaml, its entries winning; null = the built-in table. CLI: --prices.'),
     llm: z
       .object({
         timeout_ms: int((n) => n.positive()).default(600_000).describe('Per-request timeout of the chat client in milliseconds.'),

@@ -49,8 +49,12 @@ export interface RunFlags {
   llbSplitFile?: string;
   llbValidFile?: string;
   maxSteps?: number;
-  /** Shared response cache directory (memrl.cache_dir). */
-  cacheDir?: string;
+  /** Shared response cache directory (--cache, memrl.cache_dir); named after the flag, as commander names it. */
+  cache?: string;
+  /** Spending limits (memrl.budget.usd / tokens) and the price table (memrl.prices). */
+  budgetUsd?: number;
+  budgetTokens?: number;
+  prices?: string;
   /** Re-run a recorded run from its cache, offline (not a config key). */
   replay?: string;
 }
@@ -109,6 +113,11 @@ export interface RunSettings {
   promptDir: string | null;
   /** Absolute shared response-cache directory (memrl.cache_dir, --cache), or null. */
   cacheDir: string | null;
+  /** Stop once billed calls reach this (memrl.budget, --budget-usd / --budget-tokens); null = no limit. */
+  budgetUsd: number | null;
+  budgetTokens: number | null;
+  /** Absolute user price table merged over the built-in one (memrl.prices, --prices), or null. */
+  pricesFile: string | null;
 }
 
 export interface EvaluatorSettings {

@@ -1,9 +1,13 @@
 /**
- * Token usage per role (agent, judge, memory) and for embeddings, for summary.json.
- * Cache hits are counted as calls but their tokens are kept apart: they cost nothing
- * this run. Cost is computed only when a price is configured (a later issue adds a
- * price table per model; `Price` is the slot for it).
+ * Token usage and cost per role (agent, judge, memory writing, embeddings), for
+ * summary.json. Cache hits are counted as calls but their tokens are kept apart:
+ * they cost nothing this run. Cost = billed tokens × the role's model price
+ * (src/llm/prices.ts); a role with billed tokens and no price has cost null.
+ * Also keeps the distinct model names and system fingerprints the provider
+ * reported, so a run records which backend answered it.
  */
+import type { SpendMeter, SpendReport } from './budget.js';
+import type { RolePrice, RolePrices } from './prices.js';
 import type { CallRole, TokenUsage } from './types.js';
 
 export type LedgerRole = CallRole | 'embedding';
@@ -28,18 +32,46 @@ export interface Price {
 }
 
 export interface LedgerOptions {
-  /** Price of chat calls (agent, judge, memory). */
+  /** Price of chat calls (agent, judge, memory); `prices` wins per role. */
   chatPrice?: Price;
-  /** Price of embedding calls (prompt side only). */
+  /** Price of embedding calls (prompt side only); `prices` wins. */
   embeddingPrice?: Price;
+  /** Price per role with its model and source (what the CLI uses). */
+  prices?: RolePrices;
+  /** Counts billed calls across attempts and enforces the budget. */
+  meter?: SpendMeter;
+}
+
+/** What the provider said about itself, per role. */
+export interface Reported {
+  models: string[];
+  systemFingerprints: string[];
 }
 
 export interface LedgerSnapshot {
-  byRole: Record<LedgerRole, LedgerBucket>;
-  total: LedgerBucket;
-  /** null when no price is configured. */
+  byRole: Record<LedgerRole, LedgerBucket & { costUsd?: number | null }>;
+  total: LedgerBucket & { costUsd?: number | null };
+  /** null when no price is configured, or a role with billed tokens has none. */
   costUsd: number | null;
+  /** The price used per role (absent when none is configured). */
+  prices?: Partial<Record<LedgerRole, RolePrice>>;
+  /** Why a cost is null. */
+  notes?: string[];
+  /** Distinct model names and system_fingerprint values the provider returned. */
+  reported?: Partial<Record<LedgerRole, Reported>>;
+  /** Billed calls of every attempt of the run folder, and the budget. */
+  spend?: SpendReport;
 }
+
+/** Cost of one role's tokens: 0 when it used none, null when they have no price. */
+export function roleCost(b: { promptTokens: number; completionTokens: number; totalTokens: number }, price: RolePrice | undefined): number | null {
+  if (b.totalTokens === 0 && b.promptTokens === 0 && b.completionTokens === 0) return 0;
+  if (!price?.price) return null;
+  return (b.promptTokens * price.price.promptPerMTok + b.completionTokens * price.price.completionPerMTok) / 1e6;
+}
+
+/** Enough to show a change of backend; a provider that varies per request should not grow files without bound. */
+const MAX_REPORTED = 50;
 
 function emptyBucket(): LedgerBucket {
   return { calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0 };
@@ -56,13 +88,27 @@ function addInto(into: LedgerBucket, b: LedgerBucket): void {
 
 export class UsageLedger {
   private readonly buckets = new Map<LedgerRole, LedgerBucket>(LEDGER_ROLES.map((r) => [r, emptyBucket()]));
+  private readonly reported = new Map<LedgerRole, { models: Set<string>; fingerprints: Set<string> }>();
+  private readonly prices: RolePrices | undefined;
 
-  constructor(private readonly opts: LedgerOptions = {}) {}
+  constructor(private readonly opts: LedgerOptions = {}) {
+    const { chatPrice, embeddingPrice, prices } = opts;
+    if (chatPrice || embeddingPrice || prices) {
+      const legacy = (p: Price | undefined): RolePrice | undefined => (p ? { model: '', price: p, source: 'ledger option' } : undefined);
+      const chat = legacy(chatPrice);
+      this.prices = { agent: chat, judge: chat, memory: chat, embedding: legacy(embeddingPrice), ...prices };
+    }
+  }
 
   /** `tags` may be a request's ChatTags; only the role is read. */
-  record(tags: { role: LedgerRole }, usage: TokenUsage, opts: { cached?: boolean } = {}): void {
+  record(
+    tags: { role: LedgerRole },
+    usage: TokenUsage,
+    opts: { cached?: boolean; model?: string; systemFingerprint?: string } = {},
+  ): void {
     const b = this.buckets.get(tags.role);
     if (!b) throw new Error(`usage ledger: unknown role "${String(tags.role)}"`);
+    this.noteReported(tags.role, opts.model, opts.systemFingerprint);
     const total = usage.totalTokens || usage.promptTokens + usage.completionTokens;
     if (opts.cached) {
       b.cachedCalls += 1;
@@ -73,6 +119,8 @@ export class UsageLedger {
     b.promptTokens += usage.promptTokens;
     b.completionTokens += usage.completionTokens;
     b.totalTokens += total;
+    // Last: the meter may stop the run (budget), and this call is already counted.
+    this.opts.meter?.add(tags.role, usage);
   }
 
   /** One embeddings request (a batch counts once). */
@@ -80,35 +128,62 @@ export class UsageLedger {
     this.record({ role: 'embedding' }, usage, opts);
   }
 
-  /** Continue counting from a snapshot (resume). */
+  /** Continue counting from a snapshot (resume). Spend is not restored: the meter reads its own file. */
   restore(snap: LedgerSnapshot): void {
     for (const role of LEDGER_ROLES) {
       const b = snap.byRole[role];
-      if (b) this.buckets.set(role, { ...emptyBucket(), ...b });
+      if (b) {
+        this.buckets.set(role, {
+          calls: b.calls ?? 0,
+          cachedCalls: b.cachedCalls ?? 0,
+          promptTokens: b.promptTokens ?? 0,
+          completionTokens: b.completionTokens ?? 0,
+          totalTokens: b.totalTokens ?? 0,
+          cachedTokens: b.cachedTokens ?? 0,
+        });
+      }
+      const r = snap.reported?.[role];
+      for (const m of r?.models ?? []) this.noteReported(role, m, undefined);
+      for (const f of r?.systemFingerprints ?? []) this.noteReported(role, undefined, f);
     }
   }
 
   snapshot(): LedgerSnapshot {
-    const byRole = {} as Record<LedgerRole, LedgerBucket>;
-    const total = emptyBucket();
+    const byRole = {} as LedgerSnapshot['byRole'];
+    const total: LedgerSnapshot['total'] = emptyBucket();
+    const priced = this.prices !== undefined;
+    let cost: number | null = priced ? 0 : null;
     for (const role of LEDGER_ROLES) {
       const copy = { ...this.buckets.get(role)! };
-      byRole[role] = copy;
       addInto(total, copy);
+      const c = priced ? roleCost(copy, this.prices![role]) : null;
+      if (c === null) cost = null;
+      else if (cost !== null) cost += c;
+      byRole[role] = priced ? { ...copy, costUsd: c } : copy;
     }
-    return { byRole, total, costUsd: this.cost(byRole) };
-  }
-
-  private cost(byRole: Record<LedgerRole, LedgerBucket>): number | null {
-    const { chatPrice, embeddingPrice } = this.opts;
-    if (!chatPrice && !embeddingPrice) return null;
-    let usd = 0;
-    if (chatPrice) {
-      for (const role of ['agent', 'judge', 'memory'] as const) {
-        usd += (byRole[role].promptTokens * chatPrice.promptPerMTok + byRole[role].completionTokens * chatPrice.completionPerMTok) / 1e6;
+    if (priced) total.costUsd = cost;
+    const snap: LedgerSnapshot = { byRole, total, costUsd: cost };
+    if (priced) {
+      snap.prices = Object.fromEntries(LEDGER_ROLES.flatMap((r) => (this.prices![r] ? [[r, this.prices![r]]] : [])));
+      const notes = [...new Set(LEDGER_ROLES.flatMap((r) => (byRole[r].costUsd === null && this.prices![r]?.note ? [this.prices![r]!.note!] : [])))];
+      if (notes.length) snap.notes = notes;
+    }
+    if (this.reported.size) {
+      snap.reported = {};
+      for (const role of LEDGER_ROLES) {
+        const r = this.reported.get(role);
+        if (r) snap.reported[role] = { models: [...r.models], systemFingerprints: [...r.fingerprints] };
       }
     }
-    if (embeddingPrice) usd += (byRole.embedding.promptTokens * embeddingPrice.promptPerMTok) / 1e6;
-    return usd;
+    if (this.opts.meter) snap.spend = this.opts.meter.report();
+    return snap;
+  }
+
+  private noteReported(role: LedgerRole, model: string | undefined, fingerprint: string | undefined): void {
+    if (!model && !fingerprint) return;
+    let r = this.reported.get(role);
+    if (!r) this.reported.set(role, (r = { models: new Set(), fingerprints: new Set() }));
+    if (model && r.models.size < MAX_REPORTED) r.models.add(model);
+    if (fingerprint && r.fingerprints.size < MAX_REPORTED) r.fingerprints.add(fingerprint);
   }
 }

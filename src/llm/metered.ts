@@ -37,7 +37,7 @@ export class MeteredChatModel implements ChatModel {
       this.log?.warn({ event: 'chat_error', role: t.role, purpose: t.purpose, task: t.taskId, epoch: t.epoch, err: err instanceof Error ? err.message : String(err) }, 'model call failed');
       throw err;
     }
-    this.ledger.record(t, res.usage, { cached: res.cached === true });
+    this.ledger.record(t, res.usage, { cached: res.cached === true, model: res.model, systemFingerprint: res.systemFingerprint });
     this.log?.info({ event: 'chat', role: t.role, purpose: t.purpose, task: t.taskId, epoch: t.epoch, phase: t.phase, usage: res.usage, ms: res.latencyMs }, 'model call');
     return res;
   }

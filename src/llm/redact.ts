@@ -1,7 +1,7 @@
 /**
  * Keeping API keys out of messages. Providers echo parts of a bad key back
  * ("Incorrect API key provided: sk-abc***wxyz"), so we scrub both the exact key
- * we hold and anything shaped like a key or a bearer token.
+ * we hold, masked echoes of it, and anything shaped like a key or a bearer token.
  */
 
 const KEY_SHAPES: RegExp[] = [
@@ -11,11 +11,22 @@ const KEY_SHAPES: RegExp[] = [
   /(api[-_]?key["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
 ];
 
+/** A masked token: characters, then *** / ... / …, then characters ("azJU...wX7h"). */
+const MASKED = /([A-Za-z0-9_-]*)(?:\*{2,}|\.{3}|…)([A-Za-z0-9_-]*)/g;
+
+/** Fewer kept characters than this cannot identify a key (and would hit ordinary words). */
+const MIN_KEPT = 3;
+
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const secret of secrets) {
     // Very short "keys" (e.g. 'x' for a local server) would shred ordinary words.
-    if (secret && secret.length >= 6) out = out.split(secret).join('***');
+    if (!secret || secret.length < 6) continue;
+    out = out.split(secret).join('***');
+    // The key's own beginning or end around a mask: a provider's echo of it, whatever its shape.
+    out = out.replace(MASKED, (m, head: string, tail: string) =>
+      (head.length >= MIN_KEPT && secret.startsWith(head)) || (tail.length >= MIN_KEPT && secret.endsWith(tail)) ? '***' : m,
+    );
   }
   out = out.replace(KEY_SHAPES[0]!, 'sk-***');
   out = out.replace(KEY_SHAPES[1]!, 'Bearer ***');

@@ -1,0 +1,166 @@
+/**
+ * What a run folder has spent on the provider, over every attempt (a resumed run
+ * continues the count), and the --budget-usd / --budget-tokens limits on it.
+ *
+ * The usage ledger describes the run's learning state and is restored on resume;
+ * calls of episodes cut short by an interruption are not in it, but they were paid
+ * for. So spend is kept apart, in <run>/spend.json,
+ * rewritten after every billed call. Cache hits are never billed. Cost is billed
+ * tokens × the current price table, so adding a missing price later fills it in.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { UserError } from '../util/errors.js';
+import { LEDGER_ROLES, roleCost, type LedgerRole } from './ledger.js';
+import type { RolePrices } from './prices.js';
+import type { TokenUsage } from './types.js';
+
+export const SPEND_FILE = 'spend.json';
+
+export interface BudgetLimits {
+  /** US dollars; null = no limit. */
+  usd: number | null;
+  /** Billed tokens (prompt + completion, every role); null = no limit. */
+  tokens: number | null;
+}
+
+export interface SpendBucket {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface BudgetHit {
+  kind: 'usd' | 'tokens';
+  /** The flag that sets this limit. */
+  flag: '--budget-usd' | '--budget-tokens';
+  spent: number;
+  limit: number;
+}
+
+export interface SpendReport {
+  /** Billed calls of every attempt of this run folder (cache hits excluded). */
+  byRole: Record<LedgerRole, SpendBucket & { costUsd: number | null }>;
+  tokens: number;
+  /** null when a role with billed tokens has no price. */
+  costUsd: number | null;
+  limits: BudgetLimits;
+  /** The limit reached, if any. */
+  reached: BudgetHit | null;
+}
+
+const empty = (): SpendBucket => ({ calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+
+export class SpendMeter {
+  private readonly byRole = new Map<LedgerRole, SpendBucket>(LEDGER_ROLES.map((r) => [r, empty()]));
+  private signalled = false;
+
+  constructor(
+    /** <run>/spend.json; read now if present, written on the first billed call. */
+    readonly file: string,
+    private readonly prices: RolePrices,
+    readonly limits: BudgetLimits,
+    /** Called once, when a billed call makes the spend reach a limit. */
+    private readonly onReached?: (hit: BudgetHit) => void,
+  ) {
+    if (existsSync(file)) {
+      let saved: { byRole?: Partial<Record<LedgerRole, Partial<SpendBucket>>> };
+      try {
+        saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved;
+      } catch (err) {
+        // Never reset silently: a budget must not forget what was spent.
+        throw new UserError(`${file} is unreadable (${err instanceof Error ? err.message : String(err)}); it holds what this run has spent: repair it or remove it to count from zero`);
+      }
+      for (const role of LEDGER_ROLES) {
+        const b = saved.byRole?.[role];
+        if (b) this.byRole.set(role, { calls: b.calls ?? 0, promptTokens: b.promptTokens ?? 0, completionTokens: b.completionTokens ?? 0, totalTokens: b.totalTokens ?? 0 });
+      }
+    }
+  }
+
+  static forRun(runDir: string, prices: RolePrices, limits: BudgetLimits, onReached?: (hit: BudgetHit) => void): SpendMeter {
+    return new SpendMeter(join(runDir, SPEND_FILE), prices, limits, onReached);
+  }
+
+  /** One billed call (never a cache hit). */
+  add(role: LedgerRole, usage: TokenUsage): void {
+    const b = this.byRole.get(role);
+    if (!b) throw new Error(`spend meter: unknown role "${String(role)}"`);
+    b.calls += 1;
+    b.promptTokens += usage.promptTokens;
+    b.completionTokens += usage.completionTokens;
+    b.totalTokens += usage.totalTokens || usage.promptTokens + usage.completionTokens;
+    this.save();
+    const hit = this.reached();
+    if (hit && !this.signalled) {
+      this.signalled = true;
+      this.onReached?.(hit);
+    }
+  }
+
+  tokens(): number {
+    let n = 0;
+    for (const b of this.byRole.values()) n += b.totalTokens;
+    return n;
+  }
+
+  costUsd(): number | null {
+    let usd = 0;
+    for (const role of LEDGER_ROLES) {
+      const c = roleCost(this.byRole.get(role)!, this.prices[role]);
+      if (c === null) return null;
+      usd += c;
+    }
+    return usd;
+  }
+
+  /** The first limit reached (spent >= limit), or null. */
+  reached(): BudgetHit | null {
+    const { usd, tokens } = this.limits;
+    const spentTokens = this.tokens();
+    if (tokens !== null && spentTokens >= tokens) return { kind: 'tokens', flag: '--budget-tokens', spent: spentTokens, limit: tokens };
+    const cost = this.costUsd();
+    if (usd !== null && cost !== null && cost >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost, limit: usd };
+    return null;
+  }
+
+  report(): SpendReport {
+    const byRole = {} as SpendReport['byRole'];
+    for (const role of LEDGER_ROLES) {
+      const b = this.byRole.get(role)!;
+      byRole[role] = { ...b, costUsd: roleCost(b, this.prices[role]) };
+    }
+    return { byRole, tokens: this.tokens(), costUsd: this.costUsd(), limits: { ...this.limits }, reached: this.reached() };
+  }
+
+  /**
+   * Rename over the old file, so a crash leaves either version whole. No fsync per
+   * call: losing the last few calls' count in a power cut is acceptable, a slow
+   * disk write on every model call is not.
+   */
+  private save(): void {
+    const byRole = Object.fromEntries(LEDGER_ROLES.map((r) => [r, this.byRole.get(r)]));
+    mkdirSync(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ version: 1, note: 'billed calls of every attempt of this run (cache hits excluded); read by --budget-usd / --budget-tokens on resume', byRole, updatedAt: new Date().toISOString() }, null, 2)}\n`);
+    renameSync(tmp, this.file);
+  }
+}
+
+/** The one line printed when a budget stops a run. */
+export function budgetStopLine(hit: BudgetHit, benchmark: string, runDir: string): string {
+  const spent = hit.kind === 'usd' ? `$${hit.spent.toFixed(4)} of $${hit.limit}` : `${hit.spent} of ${hit.limit} tokens`;
+  return `memrl: budget reached: ${spent} (${hit.flag}); stopping. Resume with a larger budget: memrl run ${benchmark} <same flags> --resume ${runDir} ${hit.flag} <more>`;
+}
+
+/** A --budget-usd needs a price for every model the run bills; otherwise the limit could never be checked. */
+export function unpricedForBudget(limits: BudgetLimits, prices: RolePrices): string[] {
+  if (limits.usd === null) return [];
+  const notes = new Set<string>();
+  for (const role of LEDGER_ROLES) {
+    const p = prices[role];
+    if (p && !p.price) notes.add(p.note ?? `no price for ${p.model}`);
+  }
+  return [...notes];
+}
