@@ -114,13 +114,24 @@ const SPECS: readonly FlagSpec[] = [
     flags: '--replay <run-dir>',
     description: 're-run a recorded run offline from <run-dir>/cache: zero network calls, a missing reply stops the run; give the original flags (default: a live run)',
   },
+  {
+    flags: '--budget-usd <x>',
+    description: 'stop (resumably) once billed model calls cost this many US dollars, counted over every attempt of the run; resume with a larger value (default: memrl.budget.usd, else no limit)',
+    parse: decimal((n) => n > 0, 'a positive number of US dollars'),
+  },
+  {
+    flags: '--budget-tokens <n>',
+    description: 'stop (resumably) once billed model calls used this many tokens (every role and embeddings; cache hits excluded), over every attempt (default: memrl.budget.tokens, else no limit)',
+    parse: positiveInt,
+  },
+  { flags: '--prices <file>', description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)' },
 ];
 
 /** BCB flags that `memrl run hle` shares (same meaning, same config key). */
 const SHARED_WITH_HLE = new Set([
   '--config', '--epochs', '--retrieve-threshold', '--retrieve-k', '--output-dir', '--temperature', '--max-tokens',
   '--seed', '--method', '--concurrency', '--limit', '--run-validation', '--no-run-validation', '--resume', '--batch-size',
-  '--cache', '--replay',
+  '--cache', '--replay', '--budget-usd', '--budget-tokens', '--prices',
 ]);
 
 const ratio = decimal((n) => n > 0 && n <= 1, 'a number in (0, 1]');
@@ -175,13 +186,18 @@ const LLB_SPECS: readonly FlagSpec[] = [
   { flags: '--max-steps <n>', description: 'rounds per episode (default: experiment.max_steps, else 15 for LLB)', parse: positiveInt, snake: '--max_steps' },
 ];
 
+/** Run flags LLB takes beyond those shared with HLE: where its tasks run. */
+const LLB_EVALUATOR_FLAGS = new Set(['--evaluator', '--docker-host']);
+
 function llbSpecs(): FlagSpec[] {
-  const shared = SPECS.filter((s) => SHARED_WITH_HLE.has(longName(s.flags))).map((s) =>
+  const shared = SPECS.filter((s) => SHARED_WITH_HLE.has(longName(s.flags)) || LLB_EVALUATOR_FLAGS.has(longName(s.flags))).map((s) =>
     longName(s.flags) === '--run-validation'
       ? { ...s, description: 'score the validation file every experiment.valid_interval epochs (default: on when valid_interval > 0)' }
       : longName(s.flags) === '--batch-size'
         ? { ...s, description: 'tasks per memory-commit batch (default: experiment.batch_size, else 5 for LLB)' }
-        : s,
+        : longName(s.flags) === '--evaluator'
+          ? { ...s, description: 'where tasks run: local = the host MariaDB (db) / the rootfs sandbox (os); docker = one server container per run (db) / one container per task (os), images from memrl.evaluator.docker.images (default: memrl.evaluator.backend, else local)' }
+          : s,
   );
   return [...shared, ...LLB_SPECS];
 }
@@ -202,13 +218,18 @@ export function runLlbFlagsFromOptions(opts: Record<string, unknown>): RunFlags 
   return flags;
 }
 
+/** Run flags ALFWorld takes beyond those shared with HLE: where its bridge runs. */
+const ALFWORLD_EVALUATOR_FLAGS = new Set(['--evaluator', '--docker-host']);
+
 function alfworldSpecs(): FlagSpec[] {
-  const shared = SPECS.filter((s) => SHARED_WITH_HLE.has(longName(s.flags))).map((s) =>
+  const shared = SPECS.filter((s) => SHARED_WITH_HLE.has(longName(s.flags)) || ALFWORLD_EVALUATOR_FLAGS.has(longName(s.flags))).map((s) =>
     longName(s.flags) === '--run-validation'
       ? { ...s, description: 'score the validation games before training and after every epoch (default: on for ALFWorld)' }
       : longName(s.flags) === '--batch-size'
         ? { ...s, description: 'games per memory-commit batch (default: experiment.batch_size, else 32 for ALFWorld)' }
-        : s,
+        : longName(s.flags) === '--evaluator'
+          ? { ...s, description: 'where the Python bridge runs: local = a python3 child process, docker = one container per bridge from memrl.evaluator.docker.images.alfworld (default: memrl.evaluator.backend, else local)' }
+          : s,
   );
   return [...shared, ...ALFWORLD_SPECS];
 }

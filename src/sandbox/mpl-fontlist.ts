@@ -1,12 +1,14 @@
 /**
- * matplotlib's font list, made once per interpreter and handed to every sandbox.
+ * matplotlib's font list, made once per interpreter (or container image) and handed
+ * to every test run.
  *
  * Each sandbox starts with an empty /tmp, so matplotlib would rescan every system
  * font on `import matplotlib.pyplot` in every test run: about 1.4 s of a 1.8 s
  * median task here. The list is built in a sandbox like the ones that use it (same
  * fonts, same paths, no personal fonts) and travels in the harness input, so no
  * host file has to be readable by the sandbox user, and a task that overwrites its
- * copy only affects itself.
+ * copy only affects itself. The container backend builds its list the same way,
+ * in a container of the image (see cachedFontList).
  */
 import { resolveLimits } from './limits.js';
 import { runSandboxed } from './run.js';
@@ -17,7 +19,8 @@ export interface MatplotlibFontList {
   json: string;
 }
 
-const SCRIPT = [
+/** Prints {"name", "json"} of the font list matplotlib builds in an empty config dir. */
+export const FONTLIST_SCRIPT = [
   'import json, os, sys',
   'os.environ["MPLCONFIGDIR"] = "/tmp/mplfonts"',
   'import matplotlib',
@@ -28,30 +31,47 @@ const SCRIPT = [
   'print(json.dumps({"name": name, "json": open("/tmp/mplfonts/" + name).read()}))',
 ].join('\n');
 
-const cache = new Map<string, Promise<MatplotlibFontList | null>>();
+/** Room for the script's output: the list is ~100 KiB with Debian's fonts, more with many fonts installed. */
+export const FONTLIST_MAX_BYTES = 32 * 1024 * 1024;
 
-/** The font list for `python`, or null when matplotlib is missing or the build fails (runs are then only slower). */
-export function matplotlibFontList(python: string): Promise<MatplotlibFontList | null> {
-  let p = cache.get(python);
-  if (!p) {
-    p = build(python);
-    cache.set(python, p);
-  }
-  return p;
-}
-
-async function build(python: string): Promise<MatplotlibFontList | null> {
+/** The list from the script's stdout, or null when it is not one. */
+export function parseFontList(stdout: string): MatplotlibFontList | null {
   try {
-    const res = await runSandboxed({
-      command: [python, '-c', SCRIPT],
-      timeoutMs: 120_000,
-      limits: resolveLimits(120),
-      maxOutputBytes: 32 * 1024 * 1024,
-    });
-    if (res.exitCode !== 0 || res.stdoutTruncated) return null;
-    const parsed = JSON.parse(res.stdout) as MatplotlibFontList;
+    const parsed = JSON.parse(stdout) as MatplotlibFontList;
     return /^fontlist-v\d+\.json$/.test(parsed.name) && typeof parsed.json === 'string' ? parsed : null;
   } catch {
     return null;
   }
+}
+
+const cache = new Map<string, Promise<MatplotlibFontList | null>>();
+
+/**
+ * One build per key (an interpreter, or an engine + image id), shared by every
+ * caller. `build` runs FONTLIST_SCRIPT where the tests will run and returns the
+ * list or null; a failed build is kept (runs are then only slower).
+ */
+export function cachedFontList(key: string, build: () => Promise<MatplotlibFontList | null>): Promise<MatplotlibFontList | null> {
+  let p = cache.get(key);
+  if (!p) {
+    p = build().catch(() => null);
+    cache.set(key, p);
+  }
+  return p;
+}
+
+/** The font list for `python` in the local sandbox, or null when matplotlib is missing or the build fails. */
+export function matplotlibFontList(python: string): Promise<MatplotlibFontList | null> {
+  return cachedFontList(`local\u0000${python}`, () => buildLocal(python));
+}
+
+async function buildLocal(python: string): Promise<MatplotlibFontList | null> {
+  const res = await runSandboxed({
+    command: [python, '-c', FONTLIST_SCRIPT],
+    timeoutMs: 120_000,
+    limits: resolveLimits(120),
+    maxOutputBytes: FONTLIST_MAX_BYTES,
+  });
+  if (res.exitCode !== 0 || res.stdoutTruncated) return null;
+  return parseFontList(res.stdout);
 }

@@ -48,9 +48,11 @@ export function checkPythonLibs(python = DEFAULT_SANDBOX_PYTHON, modules = BCB_M
   return p;
 }
 
-async function probePython(python: string, modules: string[]): Promise<PythonLibsCheck> {
-  const bwrap = await checkBwrap();
-  if (!bwrap.ok) return { ok: false, python, missing: [], reason: bwrap.reason };
+/**
+ * Arguments after the interpreter for a probe that prints {"version", "missing", "executable"}
+ * (shared with the container backend, which runs it inside its image).
+ */
+export function pythonProbeArgs(modules: string[] = BCB_MODULES): string[] {
   const script = [
     'import importlib.util, json, sys',
     'mods = json.loads(sys.argv[1])',
@@ -58,10 +60,16 @@ async function probePython(python: string, modules: string[]): Promise<PythonLib
     'def found(m):',
     '    return importlib.util.find_spec(m) is not None or (m in aliases and importlib.util.find_spec(aliases[m]) is not None)',
     'missing = [m for m in mods if not found(m)]',
-    'print(json.dumps({"version": sys.version.split()[0], "missing": missing}))',
+    'print(json.dumps({"version": sys.version.split()[0], "missing": missing, "executable": sys.executable}))',
   ].join('\n');
+  return ['-c', script, JSON.stringify(modules), JSON.stringify(PACKAGE_ALIASES)];
+}
+
+async function probePython(python: string, modules: string[]): Promise<PythonLibsCheck> {
+  const bwrap = await checkBwrap();
+  if (!bwrap.ok) return { ok: false, python, missing: [], reason: bwrap.reason };
   const res = await runSandboxed({
-    command: [python, '-c', script, JSON.stringify(modules), JSON.stringify(PACKAGE_ALIASES)],
+    command: [python, ...pythonProbeArgs(modules)],
     timeoutMs: 30_000,
     limits: resolveLimits(30),
   });

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
 
 const TSX = resolve('node_modules/.bin/tsx');
 const MAIN = resolve('src/cli/main.ts');
 
 function memrl(args: string[], yaml: string, files: Record<string, string> = {}): { code: number | null; stderr: string; work: string } {
-  const work = mkdtempSync(join(tmpdir(), 'memrl-alf-cli-'));
+  const work = tempDir('memrl-alf-cli-');
   writeFileSync(join(work, 'run.mts'), `import { main } from ${JSON.stringify(MAIN)};\nawait main(process.argv);\n`);
   writeFileSync(join(work, 'cfg.yaml'), yaml);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
@@ -71,6 +71,14 @@ describe('memrl run alfworld (sim on the stand-in)', () => {
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ALFWorld valid_unseen split has no games');
+  }, 60_000);
+
+  it('a train split with no games gives one clear line', () => {
+    const { code, stderr } = memrl([], SIM.replace('VU', '1').replace('train: 1', 'train: 0'));
+    expect(code).toBe(2);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ALFWorld train split has no games (household-standin)');
   }, 60_000);
 
   it('--env alfworld without the package stops at once with the install commands', () => {

@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 
 export const FAKE_ALFWORLD = resolve('test/alfworld/fake_alfworld');
 
 /** A fake ALFWorld data tree: one game per split, and an env config pointing at it. */
 export function fakeAlfworldData(): { dir: string; configPath: string; config: Record<string, unknown>; logPath: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'memrl-fake-alf-'));
+  const dir = tempDir('memrl-fake-alf-');
   const game = (split: string, folder: string, task: string, solution: string[]) => {
     const d = join(dir, 'json_2.1.1', split, folder, 'trial_T1');
     mkdirSync(d, { recursive: true });

@@ -1,17 +1,17 @@
 /**
- * The TypeScript side of the ALFWorld bridge: starts `python3 bridge.py` as a
- * child process and talks JSON lines to it (see python/bridge.py for the
- * protocol). A request that times out kills the process; a crashed or killed
- * process fails its pending requests with a BridgeFault and is restarted on the
- * next request. The bridge's stderr goes to the log. A small pool runs several
- * bridges for concurrent episodes.
+ * The TypeScript side of the ALFWorld bridge: talks JSON lines to `python3 -u
+ * bridge.py` (see python/bridge.py for the protocol), wherever a transport runs it
+ * (a local child process, or a container: bridge-process.ts, bridge-container.ts).
+ * A request that times out kills the process; a crashed or killed process fails its
+ * pending requests with a BridgeFault and is restarted on the next request. The
+ * bridge's stderr goes to the log. A small pool runs several bridges for concurrent
+ * episodes.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { asset } from '../../util/paths.js';
 import type { Logger } from 'pino';
+import { BridgeFault, localTransport, type BridgeProcess, type BridgeTransport } from './bridge-process.js';
 
-export const BRIDGE_SCRIPT = asset('src', 'bench', 'alfworld', 'python', 'bridge.py');
+export { BRIDGE_SCRIPT, BridgeFault } from './bridge-process.js';
 
 export type AlfworldEnvKind = 'standin' | 'alfworld';
 
@@ -29,8 +29,10 @@ export interface BridgeOptions {
   timeoutMs: number;
   initTimeoutMs?: number;
   log?: Logger;
-  /** Extra environment variables for the child (PYTHONPATH for tests). */
+  /** Extra environment variables for the bridge (PYTHONPATH for tests). */
   extraEnv?: Record<string, string>;
+  /** Where bridges run; default a local child process (python, script, extraEnv). */
+  transport?: BridgeTransport;
 }
 
 /** The bridge answered with ok: false (a bad request: unknown game, empty split, missing package). */
@@ -41,14 +43,6 @@ export class BridgeRequestError extends Error {
   ) {
     super(message);
     this.name = 'BridgeRequestError';
-  }
-}
-
-/** The bridge process crashed, was killed or hung; it is restarted on the next request. */
-export class BridgeFault extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BridgeFault';
   }
 }
 
@@ -82,61 +76,47 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-const live = new Set<ChildProcessWithoutNullStreams>();
-let exitHook = false;
-
 export class BridgeClient {
-  private child: ChildProcessWithoutNullStreams | undefined;
+  private proc: BridgeProcess | undefined;
   private ready: Promise<void> | undefined;
   private nextId = 1;
   private pending = new Map<number, Pending>();
+  private readonly transport: BridgeTransport;
   /** Times the process was (re)started. */
   starts = 0;
   envLabel: string | undefined;
+  /** The environment package's version (alfworld.__version__), when it has one. */
+  envVersion: string | null = null;
 
-  constructor(private readonly opts: BridgeOptions) {}
-
-  /** The child's pid (tests kill it to simulate a crash). */
-  get pid(): number | undefined {
-    return this.child?.pid;
+  constructor(private readonly opts: BridgeOptions) {
+    this.transport = opts.transport ?? localTransport({ python: opts.python, script: opts.script, extraEnv: opts.extraEnv });
   }
 
-  private start(): Promise<void> {
-    const python = this.opts.python ?? 'python3';
-    const child = spawn(python, ['-u', this.opts.script ?? BRIDGE_SCRIPT], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ...(this.opts.extraEnv ?? {}) },
-    });
-    this.child = child;
+  /** The local child's pid (tests kill it to simulate a crash). */
+  get pid(): number | undefined {
+    const pid = this.proc?.where.pid;
+    return typeof pid === 'number' ? pid : undefined;
+  }
+
+  /** The bridge container's id, with the docker transport. */
+  get containerId(): string | undefined {
+    const id = this.proc?.where.container;
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  private async start(): Promise<void> {
     this.starts += 1;
-    live.add(child);
-    if (!exitHook) {
-      exitHook = true;
-      process.once('exit', () => {
-        for (const c of live) c.kill('SIGKILL');
-      });
-    }
-    // An idle bridge must not keep node alive; pending requests hold a timer.
-    child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr] as unknown as { unref?: () => void }[]) s.unref?.();
+    const proc = await this.transport.launch();
+    this.proc = proc;
     const log = this.opts.log;
-    createInterface({ input: child.stderr }).on('line', (line) => log?.warn({ event: 'alfworld_bridge_stderr', pid: child.pid, line }, 'bridge stderr'));
-    createInterface({ input: child.stdout }).on('line', (line) => this.onLine(line));
-    child.stdin.on('error', () => undefined); // reported through 'exit' / the write callback
-    child.stdout.once('close', () => this.detach(child, new BridgeFault('the ALFWorld bridge closed its output (it died)')));
-    const spawnFailed = new Promise<never>((_, reject) => {
-      child.once('error', (err) => {
-        reject(new BridgeFault(`cannot start the ALFWorld bridge with ${python}: ${err.message}`));
-      });
+    createInterface({ input: proc.stderr }).on('line', (line) => log?.warn({ event: 'alfworld_bridge_stderr', ...proc.where, line }, 'bridge stderr'));
+    createInterface({ input: proc.stdout }).on('line', (line) => this.onLine(line));
+    proc.stdin.on('error', () => undefined); // reported through `exited` / the write callback
+    void proc.exited.then((why) => {
+      if (this.proc === proc && this.pending.size > 0) log?.error({ event: 'alfworld_bridge_exit', ...proc.where, why }, 'bridge died');
+      this.detach(proc, new BridgeFault(`the ALFWorld bridge ${why}`));
     });
-    spawnFailed.catch(() => undefined);
-    child.once('exit', (code, signal) => {
-      live.delete(child);
-      const why = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      if (this.child === child && this.pending.size > 0) log?.error({ event: 'alfworld_bridge_exit', pid: child.pid, why }, 'bridge died');
-      this.detach(child, new BridgeFault(`the ALFWorld bridge ${why}`));
-    });
-    const init = this.send(
+    const r = await this.send(
       {
         cmd: 'init',
         env: this.opts.env,
@@ -146,10 +126,9 @@ export class BridgeClient {
         games_per_type: this.opts.gamesPerType ?? null,
       },
       this.opts.initTimeoutMs ?? Math.max(this.opts.timeoutMs, 300_000),
-    ).then((r) => {
-      this.envLabel = String(r.env_label);
-    });
-    return Promise.race([init, spawnFailed]);
+    );
+    this.envLabel = String(r.env_label);
+    this.envVersion = typeof r.env_version === 'string' ? r.env_version : null;
   }
 
   private onLine(line: string): void {
@@ -170,12 +149,12 @@ export class BridgeClient {
   }
 
   /** Forget a dead or hung process (the next request starts a new one) and fail what it owed. */
-  private detach(child: ChildProcessWithoutNullStreams, err: Error): void {
-    if (this.child !== child) return;
-    this.child = undefined;
+  private detach(proc: BridgeProcess, err: Error): void {
+    if (this.proc !== proc) return;
+    this.proc = undefined;
     this.ready = undefined;
     this.failAll(err);
-    child.kill('SIGKILL');
+    void proc.stop();
   }
 
   private failAll(err: Error): void {
@@ -187,28 +166,28 @@ export class BridgeClient {
   }
 
   private send(msg: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-    const child = this.child;
-    if (!child) return Promise.reject(new BridgeFault('the ALFWorld bridge is not running'));
+    const proc = this.proc;
+    if (!proc) return Promise.reject(new BridgeFault('the ALFWorld bridge is not running'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        this.opts.log?.error({ event: 'alfworld_bridge_timeout', pid: child.pid, cmd: msg.cmd, timeoutMs }, 'bridge hung; killed');
+        this.opts.log?.error({ event: 'alfworld_bridge_timeout', ...proc.where, cmd: msg.cmd, timeoutMs }, 'bridge hung; killed');
         reject(new BridgeFault(`the ALFWorld bridge did not answer "${String(msg.cmd)}" within ${Math.round(timeoutMs / 1000)} s; it was restarted`));
-        this.detach(child, new BridgeFault('the ALFWorld bridge was killed after a timeout'));
+        this.detach(proc, new BridgeFault('the ALFWorld bridge was killed after a timeout'));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      child.stdin.write(`${JSON.stringify({ id, ...msg })}\n`, (err) => {
-        if (err) this.detach(child, new BridgeFault(`cannot write to the ALFWorld bridge: ${err.message}`));
+      proc.stdin.write(`${JSON.stringify({ id, ...msg })}\n`, (err) => {
+        if (err) this.detach(proc, new BridgeFault(`cannot write to the ALFWorld bridge: ${err.message}`));
       });
     });
   }
 
   /** Send one request, starting (or restarting) the process first if needed. */
   async request<R = Record<string, unknown>>(msg: Record<string, unknown>, timeoutMs = this.opts.timeoutMs): Promise<R> {
-    const c = this.child;
-    if (c && (c.exitCode !== null || c.signalCode !== null || c.stdin.destroyed || !c.stdin.writable)) this.detach(c, new BridgeFault('the ALFWorld bridge died'));
-    if (!this.child || !this.ready) this.ready = this.start();
+    const p = this.proc;
+    if (p && !p.running) this.detach(p, new BridgeFault('the ALFWorld bridge died'));
+    if (!this.ready) this.ready = this.start();
     try {
       await this.ready;
     } catch (err) {
@@ -230,23 +209,31 @@ export class BridgeClient {
     return this.request({ cmd: 'step', action, expert });
   }
 
+  /** Stops the process at once (the next request starts a new one). */
   kill(): void {
-    this.child?.kill('SIGKILL');
+    const p = this.proc;
+    this.ready = undefined;
+    if (p) this.detach(p, new BridgeFault('the ALFWorld bridge was stopped'));
   }
 
-  /** Ask the bridge to exit; kill it if it does not within a second. */
+  /** Ask the bridge to exit; stop it if it does not within a second. */
   async close(): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    // A start in flight: let it settle so its process is not left behind.
+    await this.ready?.catch(() => undefined);
+    const proc = this.proc;
+    if (!proc) return;
+    let timer: NodeJS.Timeout | undefined;
     try {
       await this.send({ cmd: 'close' }, 1000);
+      await Promise.race([proc.exited, new Promise((r) => (timer = setTimeout(r, 1000)))]);
     } catch {
-      child.kill('SIGKILL');
+      // stopped below
+    } finally {
+      clearTimeout(timer);
     }
-    const t = setTimeout(() => child.kill('SIGKILL'), 1000);
-    await gone;
-    clearTimeout(t);
+    if (this.proc === proc) this.proc = undefined;
+    this.ready = undefined;
+    await proc.stop();
   }
 }
 
@@ -256,10 +243,19 @@ export class BridgePool {
   private all: BridgeClient[] = [];
   private waiters: ((c: BridgeClient) => void)[] = [];
 
+  private readonly opts: BridgeOptions;
+
   constructor(
-    private readonly opts: BridgeOptions,
+    opts: BridgeOptions,
     private readonly size: number,
-  ) {}
+  ) {
+    // One transport for the pool (one engine connection, one place that removes containers).
+    this.opts = { ...opts, transport: opts.transport ?? localTransport({ python: opts.python, script: opts.script, extraEnv: opts.extraEnv }) };
+  }
+
+  get transport(): BridgeTransport {
+    return this.opts.transport!;
+  }
 
   async acquire(): Promise<BridgeClient> {
     const c = this.idle.pop();
@@ -293,5 +289,6 @@ export class BridgePool {
 
   async close(): Promise<void> {
     await Promise.all(this.all.map((c) => c.close()));
+    await this.transport.close();
   }
 }

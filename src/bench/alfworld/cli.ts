@@ -34,6 +34,7 @@ export const alfworldRunSpec: RunSpec<AlfworldTask> = {
         timeoutMs: a.bridgeTimeoutS * 1000,
       },
       poolSize: cfg.run.concurrency,
+      docker: cfg.evaluator.backend === 'docker' ? cfg.evaluator.docker : null,
       fewShotPath: a.fewShotPath,
       maxSteps: cfg.run.maxSteps,
       temperature: cfg.llm.temperature,

@@ -4,7 +4,9 @@
  * welcome banner (the room and the task sentence).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../types.js';
@@ -83,6 +85,17 @@ export interface AlfworldLoadOptions {
   seed: number;
   limit?: number | null;
   envLabel: string;
+  /**
+   * Real ALFWorld only: where game listings (each game's first observation) are
+   * cached; null = no cache. Default: $XDG_CACHE_HOME/memrl/alfworld-games.
+   */
+  listingCache?: string | null;
+  /** What else decides a game's first observation (env type, env config, image): part of the cache key. */
+  listingIdentity?: unknown;
+}
+
+export function defaultListingCache(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', 'alfworld-games');
 }
 
 function taskId(split: AlfworldSplit, gameFile: string): string {
@@ -108,8 +121,42 @@ function sample<T>(items: T[], ratio: number, seed: number): T[] {
   return idx.slice(0, n).sort((a, b) => a - b).map((i) => items[i] as T);
 }
 
-async function listSplit(bridge: BridgeClient, split: AlfworldSplit): Promise<GameInfo[]> {
+/**
+ * Listing real ALFWorld games resets each game once to read its first observation:
+ * minutes to an hour on the train split. The observations are cached under a key of
+ * the split's game files, the alfworld version and the listing identity; the cheap
+ * listing (no observations) decides whether the cache still matches.
+ */
+async function listCached(bridge: BridgeClient, split: AlfworldSplit, dir: string, identity: unknown): Promise<GameInfo[]> {
+  const bare = (await bridge.listGames(split, false)).games;
+  const key = createHash('sha256')
+    .update(JSON.stringify({ split, envVersion: bridge.envVersion, identity, files: bare.map((g) => g.game_file) }))
+    .digest('hex');
+  const path = join(dir, `${split}-${key.slice(0, 24)}.json`);
+  let cached: Record<string, unknown> = {};
   try {
+    cached = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // no cache yet, or unreadable: list for real
+  }
+  if (bare.length > 0 && bare.every((g) => typeof cached[g.game_file] === 'string')) {
+    return bare.map((g) => ({ ...g, observation: cached[g.game_file] as string }));
+  }
+  const games = (await bridge.listGames(split)).games;
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries(games.map((g) => [g.game_file, g.observation ?? '']))));
+    renameSync(tmp, path);
+  } catch {
+    // a read-only home: run without the cache
+  }
+  return games;
+}
+
+async function listSplit(bridge: BridgeClient, split: AlfworldSplit, opts: AlfworldLoadOptions): Promise<GameInfo[]> {
+  try {
+    if (opts.listingCache) return await listCached(bridge, split, opts.listingCache, opts.listingIdentity ?? null);
     return (await bridge.listGames(split)).games;
   } catch (err) {
     if (err instanceof BridgeRequestError) throw new UserError(`ALFWorld ${split}: ${err.message}`);
@@ -129,13 +176,13 @@ export async function loadAlfworld(bridge: BridgeClient, opts: AlfworldLoadOptio
     }
     train = [toTask('train', { index: -1, game_file: r.game_file, task_type: r.task_type, observation: r.observation })];
   } else {
-    const games = await listSplit(bridge, 'train');
+    const games = await listSplit(bridge, 'train', opts);
     if (games.length === 0) throw new UserError(`ALFWorld train split has no games (${opts.envLabel}); check the dataset paths in the ALFWorld config or memrl.alfworld.games_per_type`);
     train = sample(games, opts.datasetRatio, opts.seed).map((g) => toTask('train', g));
   }
   let valid: AlfworldTask[] = [];
   if (opts.validate) {
-    const games = await listSplit(bridge, opts.validSplit);
+    const games = await listSplit(bridge, opts.validSplit, opts);
     if (games.length === 0) throw new UserError(`ALFWorld ${opts.validSplit} split has no games (${opts.envLabel}); check the dataset paths in the ALFWorld config, or turn validation off with --no-run-validation`);
     valid = games.map((g) => toTask(opts.validSplit, g));
   }

@@ -2,8 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../util/errors.js';
 import type { Benchmark } from '../types.js';
+import type { DockerSettings } from '../../config/types.js';
 import { BridgeFault, BridgePool, BridgeRequestError, type AlfworldEnvKind, type BridgeOptions } from './bridge-client.js';
-import { loadAlfworld, loadExamples, type AlfworldLoadOptions, type AlfworldTask, type FewShotExamples } from './dataset.js';
+import { containerTransport } from './bridge-container.js';
+import { defaultListingCache, loadAlfworld, loadExamples, type AlfworldLoadOptions, type AlfworldTask, type FewShotExamples } from './dataset.js';
 import { runAlfworldEpisode } from './episode.js';
 import { alfworldSimPlayer, SimChannel } from './sim-player.js';
 
@@ -12,10 +14,12 @@ export const INSTALL_COMMANDS = 'pip install alfworld && alfworld-download';
 
 export interface AlfworldBenchmarkOptions {
   env: AlfworldEnvKind;
-  load: Omit<AlfworldLoadOptions, 'envLabel'>;
+  load: Omit<AlfworldLoadOptions, 'envLabel' | 'listingIdentity'>;
   bridge: Omit<BridgeOptions, 'env' | 'config'> & { envConfigPath?: string };
   /** Bridges run at once (the run's concurrency). */
   poolSize: number;
+  /** --evaluator docker: each bridge runs in a container of docker.images.alfworld (for the stand-in too). */
+  docker?: DockerSettings | null;
   fewShotPath: string;
   maxSteps: number;
   temperature: number;
@@ -40,7 +44,14 @@ function readEnvConfig(path: string | undefined): unknown {
 export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): AlfworldBenchmark {
   const envLabel = opts.env === 'standin' ? STANDIN_LABEL : 'alfworld';
   const config = opts.env === 'alfworld' ? readEnvConfig(opts.bridge.envConfigPath) : undefined;
-  const pool = new BridgePool({ ...opts.bridge, env: opts.env, config }, Math.max(1, opts.poolSize));
+  const poolSize = Math.max(1, opts.poolSize);
+  const image = opts.docker?.images.alfworld;
+  const transport = opts.docker ? containerTransport({ settings: opts.docker, concurrency: poolSize, image: image!, extraEnv: opts.bridge.extraEnv }) : undefined;
+  const pool = new BridgePool({ ...opts.bridge, env: opts.env, config, ...(transport ? { transport } : {}) }, poolSize);
+  const where = transport ? `in the image ${image}` : `for ${opts.bridge.python ?? 'python3'}`;
+  const missing = transport
+    ? `--env alfworld: the alfworld Python package is not installed in the image ${image}; build the ALFWorld image with: bash scripts/build-images.sh alfworld (docker/alfworld.Dockerfile), or set memrl.evaluator.docker.images.alfworld (or run the offline stand-in with --env standin)`
+    : `--env alfworld: the alfworld Python package is not installed ${where}; install it and its game data with: ${INSTALL_COMMANDS} (or run the offline stand-in with --env standin)`;
   const sim = new SimChannel();
   let examples: FewShotExamples | undefined;
   return {
@@ -53,14 +64,16 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
       examples = loadExamples(opts.fewShotPath);
       return pool.use(async (bridge) => {
         try {
-          return await loadAlfworld(bridge, { ...opts.load, envLabel });
+          // The stand-in lists in milliseconds; real ALFWorld listings are cached.
+          const real = opts.env === 'alfworld';
+          const listingCache = real ? (opts.load.listingCache === undefined ? defaultListingCache() : opts.load.listingCache) : null;
+          const listingIdentity = listingCache
+            ? { envType: opts.bridge.envType ?? 'AlfredTWEnv', config, image: transport ? (await transport.describe()).imageId : null }
+            : null;
+          return await loadAlfworld(bridge, { ...opts.load, envLabel, listingCache, listingIdentity });
         } catch (err) {
-          if (err instanceof UserError && /alfworld Python package is not installed/.test(err.message)) {
-            throw new UserError(`--env alfworld: the alfworld Python package is not installed for ${opts.bridge.python ?? 'python3'}; install it and its game data with: ${INSTALL_COMMANDS} (or run the offline stand-in with --env standin)`);
-          }
-          if (err instanceof BridgeRequestError && err.code === 'missing_alfworld') {
-            throw new UserError(`--env alfworld: the alfworld Python package is not installed for ${opts.bridge.python ?? 'python3'}; install it and its game data with: ${INSTALL_COMMANDS} (or run the offline stand-in with --env standin)`);
-          }
+          if (err instanceof UserError && /alfworld Python package is not installed/.test(err.message)) throw new UserError(missing);
+          if (err instanceof BridgeRequestError && err.code === 'missing_alfworld') throw new UserError(missing);
           if (err instanceof BridgeRequestError) throw new UserError(`ALFWorld bridge: ${err.message}`);
           if (err instanceof BridgeFault) throw new UserError(`ALFWorld bridge: ${err.message}`);
           throw err;
@@ -84,9 +97,10 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
       kind: 'alfworld-bridge',
       env: envLabel,
       ...(opts.env === 'standin' ? { note: 'offline household stand-in, not ALFWorld' } : { envType: opts.bridge.envType, envConfig: opts.bridge.envConfigPath }),
-      python: opts.bridge.python ?? 'python3',
+      ...(transport ? { python: 'python3' } : { backend: 'local', python: opts.bridge.python ?? 'python3' }),
+      ...(transport ? await transport.describe() : {}),
       maxSteps: opts.maxSteps,
-      bridges: opts.poolSize,
+      bridges: poolSize,
     }),
     close: () => pool.close(),
   };

@@ -3,12 +3,12 @@
  * evaluation environment (libraries, versions, sandbox), not a model: tasks whose
  * own solution fails here cannot be solved by any model on this machine.
  */
+import type { DockerSettings } from '../../config/types.js';
 import { mapPool } from '../../runner/pool.js';
 import { UserError } from '../../util/errors.js';
-import { checkBwrap } from '../../sandbox/check.js';
-import { checkPythonLibs, DEFAULT_SANDBOX_PYTHON } from '../../sandbox/python-libs.js';
 import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
-import { evaluateBcb, type BcbEvalMode, type BcbEvalResult } from './evaluate.js';
+import type { BcbEvalMode, BcbEvalResult } from './evaluate.js';
+import { createBcbEvaluator, defaultDockerSettings, type BcbBackend, type BcbEvaluator } from './evaluator.js';
 
 export interface CheckGoldOptions {
   subset: BcbSubset;
@@ -20,7 +20,14 @@ export interface CheckGoldOptions {
   /** First N tasks (by id number) after the subset/ids filter. */
   limit?: number;
   timeoutSec?: number;
+  /** Local interpreter (local backend only). */
   python?: string;
+  /** Where the gold solutions run (default local); ignored when `evaluator` is given. */
+  backend?: BcbBackend;
+  /** memrl.evaluator.docker for the docker backend (default: memrl's defaults). */
+  docker?: DockerSettings;
+  /** A ready evaluator (tests); the caller closes it. */
+  evaluator?: BcbEvaluator;
   signal?: AbortSignal;
   onResult?: (result: GoldTaskResult, done: number, total: number) => void;
 }
@@ -41,6 +48,10 @@ export interface GoldReport {
   benchmark: 'bcb';
   subset: BcbSubset;
   mode: BcbEvalMode;
+  /** local (bubblewrap) or docker. */
+  backend: BcbBackend;
+  /** The container image (docker backend). */
+  image?: { name: string; id: string };
   dataPath: string;
   dataSha256: string;
   python: string;
@@ -124,18 +135,31 @@ export async function checkGoldBcb(opts: CheckGoldOptions): Promise<GoldReport> 
   const { tasks: all, source } = readBcbTasks(opts.dataPath);
   const tasks = selectTasks(all, opts);
 
-  const bwrap = await checkBwrap();
-  if (!bwrap.ok) throw new UserError(`cannot run the BigCodeBench sandbox: ${bwrap.reason}`);
-  const python = opts.python ?? DEFAULT_SANDBOX_PYTHON;
-  const libs = await checkPythonLibs(python);
-  if (!libs.ok) throw new UserError(`cannot run the BigCodeBench sandbox: ${libs.reason}`);
+  const evaluator =
+    opts.evaluator ??
+    createBcbEvaluator({
+      backend: opts.backend ?? 'local',
+      docker: opts.docker ?? defaultDockerSettings(),
+      concurrency: opts.concurrency,
+      ...(opts.timeoutSec !== undefined ? { timeoutSec: opts.timeoutSec } : {}),
+      ...(opts.python ? { python: opts.python } : {}),
+    });
+  try {
+    return await runGold(evaluator, tasks, source, opts);
+  } finally {
+    if (!opts.evaluator) await evaluator.close();
+  }
+}
+
+async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path: string; sha256: string }, opts: CheckGoldOptions): Promise<GoldReport> {
+  // Throws a UserError (no sandbox, no engine, no image, core libraries missing) before any task runs.
+  const facts = await evaluator.preflight();
 
   const started = Date.now();
   let done = 0;
   const results = await mapPool(tasks, opts.concurrency, async (task) => {
-    const verdict = await evaluateBcb(task, goldSolution(task), {
+    const verdict = await evaluator.evaluate(task, goldSolution(task), {
       mode: opts.mode,
-      python,
       ...(opts.timeoutSec !== undefined ? { timeoutSec: opts.timeoutSec } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
@@ -159,11 +183,13 @@ export async function checkGoldBcb(opts: CheckGoldOptions): Promise<GoldReport> 
     benchmark: 'bcb',
     subset: opts.subset,
     mode: opts.mode,
+    backend: facts.backend,
+    ...(facts.image ? { image: facts.image } : {}),
     dataPath: source.path,
     dataSha256: source.sha256,
-    python,
-    pythonVersion: libs.version,
-    missingLibs: libs.missing,
+    python: facts.python,
+    pythonVersion: facts.pythonVersion,
+    missingLibs: facts.missingLibs,
     total: results.length,
     passed,
     passRate: results.length ? passed / results.length : 0,

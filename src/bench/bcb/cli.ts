@@ -29,6 +29,12 @@ export const bcbRunSpec: RunSpec<BcbTask> = {
         promptDir: cfg.run.promptDir ?? undefined,
         eval: { mode: cfg.evaluator.bcbMode, timeoutSec: Math.min(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS) },
       },
+      evaluator: {
+        backend: cfg.evaluator.backend,
+        docker: cfg.evaluator.docker,
+        concurrency: cfg.run.concurrency,
+        timeoutSec: Math.min(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS),
+      },
     }),
   manifest: (cfg) => ({ bcb: cfg.bcb }),
 };

@@ -4,7 +4,8 @@ import { ZERO_USAGE, type ChatMessage } from '../../llm/types.js';
 import { formatMemoryBlock } from '../memory-context.js';
 import type { EpisodeContext, Outcome } from '../types.js';
 import type { BcbTask } from './dataset.js';
-import { evaluateBcb, type BcbEvalOptions } from './evaluate.js';
+import type { BcbEvalOptions } from './evaluate.js';
+import type { BcbEvaluator } from './evaluator.js';
 import { extractCode } from './extract.js';
 
 export const BCB_PROMPT_DIR = 'src/bench/bcb/prompts';
@@ -32,8 +33,8 @@ export function bcbMessages(task: BcbTask, ctx: Pick<EpisodeContext, 'memories'>
   ];
 }
 
-/** One generation, code extraction, then the task's unit tests in the sandbox. */
-export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: BcbEpisodeOptions): Promise<Outcome> {
+/** One generation, code extraction, then the task's unit tests in the evaluator (local sandbox or container). */
+export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: BcbEpisodeOptions, evaluator: BcbEvaluator): Promise<Outcome> {
   let reply;
   try {
     reply = await ctx.model.chat(
@@ -51,7 +52,7 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
     return { status: 'error', success: false, steps: 0, error: `model call failed: ${errorMessage(err)}`, trajectory: '', usage: ZERO_USAGE };
   }
   const code = extractCode(reply.text);
-  const verdict = await evaluateBcb(task, code, { ...opts.eval, signal: ctx.signal });
+  const verdict = await evaluator.evaluate(task, code, { ...opts.eval, signal: ctx.signal });
   return {
     status: verdict.status,
     success: verdict.status === 'pass',

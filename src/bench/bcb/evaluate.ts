@@ -1,6 +1,8 @@
 /**
  * Verdict of one BigCodeBench solution: its task's unit tests run in the local
- * sandbox by src/sandbox/python/bcb_harness.py.
+ * sandbox by src/sandbox/python/bcb_harness.py. The harness input and the rules
+ * that turn a run into a verdict are shared with the container backend
+ * (evaluate-docker.ts); evaluator.ts picks the backend.
  *
  * Modes: `reference` runs the code as given (the MemRL reference runner);
  * `calibrated` puts the task's code_prompt (imports, constants, signature) with a
@@ -15,7 +17,8 @@ import { asset } from '../../util/paths.js';
 import { BCB_LIMITS, resolveLimits, type SandboxLimits } from '../../sandbox/limits.js';
 import { checkBwrap } from '../../sandbox/check.js';
 import { checkPythonLibs, DEFAULT_SANDBOX_PYTHON } from '../../sandbox/python-libs.js';
-import { matplotlibFontList } from '../../sandbox/mpl-fontlist.js';
+import { pythonLibraryVersions } from '../../sandbox/python-versions.js';
+import { matplotlibFontList, type MatplotlibFontList } from '../../sandbox/mpl-fontlist.js';
 import { runSandboxed } from '../../sandbox/run.js';
 import type { BcbTask } from './dataset.js';
 
@@ -68,10 +71,15 @@ interface HarnessRecord {
   issues?: BcbIssue[];
 }
 
-let harnessSource: string | undefined;
-function harness(): string {
-  harnessSource ??= readFileSync(asset('src', 'sandbox', 'python', 'bcb_harness.py'), 'utf8');
-  return harnessSource;
+let harnessText: string | undefined;
+/** Source of bcb_harness.py (sent with every run; neither backend needs it on disk). */
+export function harnessSource(): string {
+  harnessText ??= readFileSync(asset('src', 'sandbox', 'python', 'bcb_harness.py'), 'utf8');
+  return harnessText;
+}
+
+export function harnessSha256(): string {
+  return createHash('sha256').update(harnessSource()).digest('hex');
 }
 
 /** The program the tests run against (what the harness joins with the test code). */
@@ -79,7 +87,7 @@ export function programFor(task: Pick<BcbTask, 'code_prompt'>, code: string, mod
   return mode === 'calibrated' ? `${task.code_prompt}\n    pass\n${code}` : code;
 }
 
-function clampTimeout(sec: number | undefined): number {
+export function clampTimeout(sec: number | undefined): number {
   const t = sec ?? DEFAULT_TIMEOUT_SEC;
   if (!Number.isFinite(t)) return DEFAULT_TIMEOUT_SEC;
   return Math.min(MAX_TIMEOUT_SEC, Math.max(1, t));
@@ -90,39 +98,52 @@ function lastLine(text: string): string | undefined {
   return lines.length ? lines[lines.length - 1] : undefined;
 }
 
-export async function evaluateBcb(
+/** Environment of the harness on top of the sandbox's base environment (both backends). */
+export const HARNESS_ENV: Readonly<Record<string, string>> = {
+  MPLBACKEND: 'Agg',
+  MPLCONFIGDIR: '/tmp/.config/matplotlib',
+  XDG_CACHE_HOME: '/tmp/.cache',
+  PYTHONDONTWRITEBYTECODE: '1',
+};
+
+/** Bytes kept of the harness's result channel. */
+export const RESULT_CHANNEL_BYTES = 256 * 1024;
+
+/** The harness's stdin for one run (see bcb_harness.py). */
+export function harnessPayload(
   task: Pick<BcbTask, 'code_prompt' | 'test'>,
   code: string,
-  opts: BcbEvalOptions = {},
-): Promise<BcbEvalResult> {
-  const mode = opts.mode ?? 'reference';
-  const timeoutSec = clampTimeout(opts.timeoutSec);
-  const limits = resolveLimits(timeoutSec, opts.limits);
-  const python = opts.python ?? DEFAULT_SANDBOX_PYTHON;
-  const nonce = randomBytes(16).toString('hex');
-  const payload = JSON.stringify({
+  mode: BcbEvalMode,
+  nonce: string,
+  fontlist: MatplotlibFontList | null,
+): string {
+  return JSON.stringify({
     nonce,
     code: programFor(task, code, mode),
     test: task.test,
     limits: { address_space: BCB_LIMITS.addressSpaceBytes, data: BCB_LIMITS.dataBytes, stack: BCB_LIMITS.stackBytes },
-    mpl_fontlist: await matplotlibFontList(python),
+    mpl_fontlist: fontlist,
   });
+}
 
-  const run = await runSandboxed({
-    command: [python, '-B', '-c', harness()],
-    env: { MPLBACKEND: 'Agg', MPLCONFIGDIR: '/tmp/.config/matplotlib', XDG_CACHE_HOME: '/tmp/.cache', PYTHONDONTWRITEBYTECODE: '1' },
-    input: payload,
-    timeoutMs: timeoutSec * 1000,
-    limits,
-    resultFdBytes: 256 * 1024,
-    maxOutputBytes: 16 * 1024,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
+export function newNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** What one harness run left behind, whichever backend ran it. */
+export interface HarnessRun {
+  /** Text of the result channel (fd 3). */
+  result: string;
+  stderr: string;
+  timedOut: boolean;
+  exitCode: number | null;
+  exitSignal: string | null;
+  durationMs: number;
+}
+
+/** The verdict of a finished (or killed) harness run: shared by the local and the container backend. */
+export function verdictOf(run: HarnessRun, nonce: string, mode: BcbEvalMode, timeoutSec: number): BcbEvalResult {
   const base = { durationMs: run.durationMs, mode, timeoutSec };
-
-  if (run.spawnError) return { ...base, status: 'error', firstError: `sandbox failed to start: ${run.spawnError}` };
-  if (run.aborted) return { ...base, status: 'error', firstError: 'aborted' };
-
   let record: HarnessRecord | undefined;
   for (const line of run.result.split('\n')) {
     if (!line.trim()) continue;
@@ -152,6 +173,36 @@ export async function evaluateBcb(
   };
 }
 
+/** One run in the local bubblewrap sandbox. */
+export async function evaluateBcb(
+  task: Pick<BcbTask, 'code_prompt' | 'test'>,
+  code: string,
+  opts: BcbEvalOptions = {},
+): Promise<BcbEvalResult> {
+  const mode = opts.mode ?? 'reference';
+  const timeoutSec = clampTimeout(opts.timeoutSec);
+  const limits = resolveLimits(timeoutSec, opts.limits);
+  const python = opts.python ?? DEFAULT_SANDBOX_PYTHON;
+  const nonce = newNonce();
+  const payload = harnessPayload(task, code, mode, nonce, await matplotlibFontList(python));
+
+  const run = await runSandboxed({
+    command: [python, '-B', '-c', harnessSource()],
+    env: { ...HARNESS_ENV },
+    input: payload,
+    timeoutMs: timeoutSec * 1000,
+    limits,
+    resultFdBytes: RESULT_CHANNEL_BYTES,
+    maxOutputBytes: 16 * 1024,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const base = { durationMs: run.durationMs, mode, timeoutSec };
+
+  if (run.spawnError) return { ...base, status: 'error', firstError: `sandbox failed to start: ${run.spawnError}` };
+  if (run.aborted) return { ...base, status: 'error', firstError: 'aborted' };
+  return verdictOf(run, nonce, mode, timeoutSec);
+}
+
 /**
  * Facts about the evaluator for a run manifest: interpreter and version, libraries
  * it lacks, limits, harness checksum. Never throws; an unusable sandbox is reported.
@@ -166,9 +217,10 @@ export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?:
     python,
     pythonVersion: libs.version ?? null,
     missingLibs: libs.missing,
+    libraryVersions: await pythonLibraryVersions(python),
     ...(libs.ok ? {} : { problem: libs.reason }),
     timeoutSec,
     limits: resolveLimits(timeoutSec),
-    harnessSha256: createHash('sha256').update(harness()).digest('hex'),
+    harnessSha256: harnessSha256(),
   };
 }

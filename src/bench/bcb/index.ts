@@ -2,20 +2,46 @@ import type { Benchmark } from '../types.js';
 import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
 import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
 import { bcbSimPlayer } from './sim-player.js';
-import { describeBcbEvaluator } from './evaluate.js';
+import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluatorSettings } from './evaluator.js';
 
 export interface BcbBenchmarkOptions {
   load: BcbLoadOptions;
   episode: BcbEpisodeOptions;
+  /** Where the tests run (memrl.evaluator.backend); default: the local sandbox. */
+  evaluator?: BcbEvaluatorSettings;
+}
+
+/** Tasks that need a library the sandbox lacks: they cannot pass whatever the model writes. */
+export function blockedByMissingLibs(tasks: readonly BcbTask[], missingLibs: readonly string[]): { taskId: string; reason: string }[] {
+  const missing = new Set(missingLibs);
+  return tasks.flatMap((t) => {
+    const lacking = t.libs.filter((l) => missing.has(l));
+    return lacking.length ? [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox` }] : [];
+  });
 }
 
 export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask> {
+  // The run's tasks, kept for the manifest's list of blocked tasks.
+  let tasks: BcbTask[] = [];
+  const evaluator = createBcbEvaluator(
+    opts.evaluator ?? { backend: 'local', docker: defaultDockerSettings(), concurrency: 1, ...(opts.episode.eval.timeoutSec !== undefined ? { timeoutSec: opts.episode.eval.timeoutSec } : {}) },
+  );
   return {
     name: 'bcb',
     envLabel: 'bigcodebench',
-    load: () => loadBcb(opts.load),
-    episode: (task, ctx) => runBcbEpisode(task, ctx, opts.episode),
+    load: async () => {
+      const loaded = await loadBcb(opts.load);
+      tasks = [...loaded.train, ...loaded.valid];
+      return loaded;
+    },
+    episode: (task, ctx) => runBcbEpisode(task, ctx, opts.episode, evaluator),
     simPlayer: (tasks) => bcbSimPlayer(tasks),
-    describeEvaluator: async () => ({ backend: 'local-bwrap', mode: opts.episode.eval.mode, ...(await describeBcbEvaluator()) }),
+    describeEvaluator: async () => {
+      // The docker backend throws here (a UserError) when the engine or image is missing: the run stops before it starts.
+      const facts = await evaluator.describe();
+      const missing = Array.isArray(facts.missingLibs) ? (facts.missingLibs as string[]) : [];
+      return { mode: opts.episode.eval.mode, ...facts, blockedTasks: blockedByMissingLibs(tasks, missing) };
+    },
+    close: () => evaluator.close(),
   };
 }

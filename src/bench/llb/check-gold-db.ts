@@ -6,7 +6,8 @@
  * which can only pass when the gold answer is empty): a check that passes there is vacuous.
  */
 import { runPool } from './pool.js';
-import { mysql8Compat } from './db-score.js';
+import { adaptSql } from './db-score.js';
+import type { SqlServer } from '../../sandbox/sql/mariadb.js';
 import type { DbTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, rowsAsAnswer, scoreDbTask, withDbTask } from './db-env.js';
 
@@ -18,23 +19,23 @@ export interface DbGoldResult {
   error?: string;
 }
 
-export async function checkDbGoldTask(task: DbTask): Promise<DbGoldResult> {
+export async function checkDbGoldTask(task: DbTask, server?: SqlServer): Promise<DbGoldResult> {
   const kind = task.answer.md5 !== null ? 'md5' : 'direct';
   const gold = await withDbTask(task, async (db) => {
-    const r = await db.exec(mysql8Compat(task.answer.sql), DB_STATEMENT_TIMEOUT_S);
+    const r = await db.exec(adaptSql(task.answer.sql, db.dialect), DB_STATEMENT_TIMEOUT_S);
     if (!r.ok) return { pass: false, error: r.error };
     const s = await scoreDbTask(db, task, rowsAsAnswer(r.rows));
     return { pass: s.success, error: s.success ? undefined : s.error ?? (kind === 'md5' ? `hash ${s.hash} != ${task.answer.md5}` : `rows ${rowsAsAnswer(r.rows).slice(0, 200)}`) };
-  });
-  const vacuous = await withDbTask(task, async (db) => (await scoreDbTask(db, task, kind === 'md5' ? '' : '[]')).success);
+  }, server);
+  const vacuous = await withDbTask(task, async (db) => (await scoreDbTask(db, task, kind === 'md5' ? '' : '[]')).success, server);
   return { id: task.id, kind, pass: gold.pass, vacuous, error: gold.error };
 }
 
-export async function checkDbGold(tasks: DbTask[], concurrency = 8, onDone?: (r: DbGoldResult) => void): Promise<DbGoldResult[]> {
+export async function checkDbGold(tasks: DbTask[], concurrency = 8, onDone?: (r: DbGoldResult) => void, server?: SqlServer): Promise<DbGoldResult[]> {
   return runPool(tasks, concurrency, async (t) => {
     let r: DbGoldResult;
     try {
-      r = await checkDbGoldTask(t);
+      r = await checkDbGoldTask(t, server);
     } catch (err) {
       r = { id: t.id, kind: t.answer.md5 !== null ? 'md5' : 'direct', pass: false, vacuous: false, error: (err as Error).message };
     }

@@ -3,12 +3,11 @@
  * and the check; also run the check on an untouched environment (a check that
  * passes there is vacuous). A report: exit 0 whatever the pass rate.
  */
-import { UserError } from '../../util/errors.js';
-import { checkMariadb, sweepStale } from '../../sandbox/sql/mariadb.js';
-import { runPool } from './pool.js';
-import { defaultLlbFile, loadLlbFile, type OsTask } from './dataset.js';
+import { defaultLlbFile, loadLlbFile, type DbTask, type OsTask } from './dataset.js';
 import { checkDbGold } from './check-gold-db.js';
-import { loadOsEnv, OS_NOT_AVAILABLE, type OsEnvModule } from './os-bridge.js';
+import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
+import { openDbBackend, openOsBackend, type LlbEvaluatorOptions } from './evaluator.js';
+import { checkGoldOs } from './os-check-gold.js';
 
 export interface LlbGoldRow {
   id: string;
@@ -21,6 +20,8 @@ export interface LlbGoldRow {
 export interface LlbGoldReport {
   task: 'db' | 'os';
   file: string;
+  /** Where the tasks ran: the evaluator's own description (backend, server version, image). */
+  evaluator: Record<string, unknown>;
   total: number;
   passed: number;
   vacuous: number;
@@ -36,47 +37,9 @@ export interface LlbGoldOptions {
   limit?: number;
   ids?: string[];
   concurrency: number;
+  /** Default: local. */
+  evaluator?: Omit<LlbEvaluatorOptions, 'concurrency'>;
   onResult?: (r: LlbGoldRow, done: number, total: number) => void;
-}
-
-async function osGoldTask(mod: OsEnvModule, t: OsTask): Promise<LlbGoldRow> {
-  const run = async (withTruth: boolean): Promise<boolean> => {
-    const env = await mod.createOsEnvironment();
-    try {
-      if (t.initScript) await env.init(t.initScript);
-      if (withTruth && t.groundTruthScript) await env.exec(t.groundTruthScript, 60);
-      return await env.check(t.evalScript);
-    } finally {
-      await env.dispose();
-    }
-  };
-  try {
-    const pass = await run(true);
-    const vacuous = await run(false);
-    return { id: t.id, kind: 'os', pass, vacuous, error: pass ? undefined : 'evaluation script failed after the ground truth' };
-  } catch (err) {
-    return { id: t.id, kind: 'os', pass: false, vacuous: false, error: (err as Error).message };
-  }
-}
-
-interface OsCheckGoldModule {
-  checkGoldOs(opts: {
-    file?: string;
-    ids?: string[];
-    concurrency?: number;
-    onProgress?: (done: number, total: number, id: string, ok: boolean) => void;
-  }): Promise<{ failedIds: string[]; vacuousIds: string[]; errors: { id: string; message: string }[] }>;
-}
-
-async function loadOsCheckGold(): Promise<OsCheckGoldModule | null> {
-  if (!(await loadOsEnv())) return null;
-  try {
-    const spec = './os-check-gold.js';
-    const mod = (await import(spec)) as Partial<OsCheckGoldModule>;
-    return typeof mod.checkGoldOs === 'function' ? (mod as OsCheckGoldModule) : null;
-  } catch {
-    return null;
-  }
 }
 
 export async function checkGoldLlb(opts: LlbGoldOptions): Promise<LlbGoldReport> {
@@ -90,26 +53,28 @@ export async function checkGoldLlb(opts: LlbGoldOptions): Promise<LlbGoldReport>
   if (opts.limit !== undefined) tasks = tasks.slice(0, opts.limit);
   let done = 0;
   const note = (r: LlbGoldRow) => opts.onResult?.(r, ++done, tasks.length);
+  const evaluator: LlbEvaluatorOptions = { backend: 'local', ...opts.evaluator, concurrency: opts.concurrency };
   let rows: LlbGoldRow[];
+  let described: Record<string, unknown>;
   if (opts.task === 'db') {
-    const up = await checkMariadb();
-    if (!up.ok) throw new UserError(up.reason);
-    await sweepStale();
-    rows = await checkDbGold(tasks as import('./dataset.js').DbTask[], opts.concurrency, note);
+    const backend = await openDbBackend(evaluator, DB_STATEMENT_TIMEOUT_S);
+    try {
+      rows = await checkDbGold(tasks as DbTask[], opts.concurrency, note, backend.server);
+      described = await backend.describe();
+    } finally {
+      await backend.close();
+    }
   } else {
-    const mod = await loadOsEnv();
-    if (!mod) throw new UserError(OS_NOT_AVAILABLE);
-    const ok = await mod.checkOsSandbox();
-    if (!ok.ok) throw new UserError(ok.reason);
-    const own = await loadOsCheckGold();
-    if (own) {
-      // The os half's own checker (os-check-gold.ts): same protocol, its own time limits.
-      const res = await own.checkGoldOs({
+    const backend = await openOsBackend(evaluator);
+    try {
+      const res = await checkGoldOs({
         file,
         ids: (tasks as OsTask[]).map((t) => t.index),
         concurrency: opts.concurrency,
+        create: () => backend.create(),
         onProgress: (_d, _n, id, ok) => note({ id: `os/${id}`, kind: 'os', pass: ok, vacuous: false }),
       });
+      described = await backend.describe();
       const failed = new Set(res.failedIds);
       const vac = new Set(res.vacuousIds);
       const errs = new Map(res.errors.map((e) => [e.id, e.message]));
@@ -120,11 +85,9 @@ export async function checkGoldLlb(opts: LlbGoldOptions): Promise<LlbGoldReport>
         vacuous: vac.has(t.index),
         error: failed.has(t.index) ? errs.get(t.index) ?? 'evaluation script failed after the ground truth' : undefined,
       }));
-    } else rows = await runPool(tasks as OsTask[], opts.concurrency, async (t) => {
-      const r = await osGoldTask(mod, t);
-      note(r);
-      return r;
-    });
+    } finally {
+      await backend.close();
+    }
   }
   const byKind: LlbGoldReport['byKind'] = {};
   for (const r of rows) {
@@ -136,6 +99,7 @@ export async function checkGoldLlb(opts: LlbGoldOptions): Promise<LlbGoldReport>
   return {
     task: opts.task,
     file,
+    evaluator: described,
     total: rows.length,
     passed: rows.filter((r) => r.pass).length,
     vacuous: rows.filter((r) => r.vacuous).length,
@@ -150,6 +114,7 @@ export function formatLlbGoldSummary(r: LlbGoldReport): string {
   const pct = r.total ? ((100 * r.passed) / r.total).toFixed(1) : '0.0';
   const lines = [
     `LifelongAgentBench ${r.task} gold check (${r.file})`,
+    `evaluator: ${evaluatorLine(r.evaluator)}`,
     `passed ${r.passed}/${r.total} (${pct}%)  wall ${(r.wallMs / 1000).toFixed(1)}s`,
     `by kind: ${Object.entries(r.byKind).map(([k, v]) => `${k} ${v.passed}/${v.total}`).join(', ')}`,
     `vacuous checks (pass on an untouched environment): ${r.vacuous}${r.vacuousIds.length ? ` (${r.vacuousIds.join(', ')})` : ''}`,
@@ -159,4 +124,15 @@ export function formatLlbGoldSummary(r: LlbGoldReport): string {
     for (const f of r.failing) lines.push(`  ${f.id}  ${f.kind}${f.error ? `: ${f.error.slice(0, 200)}` : ''}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** One line naming where the tasks ran, e.g. "docker, Podman Engine 4.3.1, memrl/llb-db-mariadb:latest (sha256:…), server 10.11.6-MariaDB". */
+function evaluatorLine(e: Record<string, unknown>): string {
+  const parts = [String(e.backend ?? '?')];
+  const engine = e.engine as { name?: string; version?: string } | undefined;
+  if (engine) parts.push(`${engine.name ?? 'engine'} ${engine.version ?? ''}`.trim());
+  const image = e.image as { image?: string; id?: string } | undefined;
+  if (image) parts.push(`${image.image} (${String(image.id ?? '').replace(/^sha256:/, '').slice(0, 12)})`);
+  if (e.server) parts.push(`server ${String(e.server)}`);
+  return parts.join(', ');
 }

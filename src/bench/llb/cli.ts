@@ -3,12 +3,13 @@ import { addRunLlbOptions, runLlbFlagsFromOptions } from '../../cli/run-flags.js
 import { createLlbBenchmark } from './index.js';
 import type { LlbTask } from './dataset.js';
 
-/** `memrl run llb`: LifelongAgentBench db (MariaDB) or os (shell sandbox) as a RunSpec. */
+/** `memrl run llb`: LifelongAgentBench db (MariaDB / MySQL) or os (shell sandbox / containers) as a RunSpec. */
 export const llbRunSpec: RunSpec<LlbTask> = {
   name: 'llb',
   description:
-    'LifelongAgentBench: multi-turn db (SQL on a local MariaDB) or os (shell in a sandbox) episodes, memory per mini-batch.\n' +
-    'db needs a running MariaDB: bash scripts/setup.sh mariadb.',
+    'LifelongAgentBench: multi-turn db (SQL on MariaDB / MySQL) or os (a root shell) episodes, memory per mini-batch.\n' +
+    'local evaluator: db needs a running MariaDB (bash scripts/setup.sh mariadb), os the Debian rootfs (bash scripts/setup.sh rootfs);\n' +
+    '--evaluator docker: db in one mysql:8 server container, os in one container per task (memrl.evaluator.docker.images).',
   addOptions: (cmd) => void addRunLlbOptions(cmd),
   flagsFromOptions: runLlbFlagsFromOptions,
   methods: ['none', 'rag', 'memp', 'memrl', 'passk', 'reflection'],
@@ -25,6 +26,7 @@ export const llbRunSpec: RunSpec<LlbTask> = {
         maxTokens: cfg.llm.maxTokens ?? undefined,
         promptDir: cfg.run.promptDir ?? undefined,
       },
+      evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency },
     }),
   manifest: (cfg) => ({ llb: { ...cfg.llb } }),
 };

@@ -1,5 +1,5 @@
-/** One LLB db task on the MariaDB server: its own database + limited user, scoring, cleanup. */
-import { createTaskDatabase, type SqlResult, type TaskDatabase } from '../../sandbox/sql/mariadb.js';
+/** One LLB db task on a SQL server (local or container): its own database + limited user, scoring, cleanup. */
+import { localSqlServer, type SqlResult, type SqlServer, type TaskDatabase } from '../../sandbox/sql/mariadb.js';
 import type { DbTask } from './dataset.js';
 import { directAnswerMatches, renderRows, tableHashSql, tableSetupSql } from './db-score.js';
 
@@ -14,13 +14,14 @@ export interface DbScore {
   error?: string;
 }
 
-export async function openDbTask(task: DbTask): Promise<TaskDatabase> {
-  return createTaskDatabase(tableSetupSql(task));
+/** A fresh database for `task` on `server` (default: the local MariaDB). */
+export async function openDbTask(task: DbTask, server: SqlServer = localSqlServer()): Promise<TaskDatabase> {
+  return server.createTaskDatabase((dialect) => tableSetupSql(task, dialect));
 }
 
 /** Runs `fn` on a fresh database for `task`; the database is dropped afterwards, whatever happens. */
-export async function withDbTask<T>(task: DbTask, fn: (db: TaskDatabase) => Promise<T>): Promise<T> {
-  const db = await openDbTask(task);
+export async function withDbTask<T>(task: DbTask, fn: (db: TaskDatabase) => Promise<T>, server?: SqlServer): Promise<T> {
+  const db = await openDbTask(task, server);
   try {
     return await fn(db);
   } finally {

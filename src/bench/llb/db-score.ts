@@ -15,13 +15,17 @@
  * compared as a multiset of rows.
  */
 import type { DbTask } from './dataset.js';
-import { quoteIdent, sqlLiteral, type SqlResult } from '../../sandbox/sql/mariadb.js';
+import { quoteIdent, sqlLiteral, type SqlDialect, type SqlResult } from '../../sandbox/sql/mariadb.js';
 
-export function tableSetupSql(task: DbTask): string {
+/**
+ * The task's table. On MariaDB it gets the hidden insertion-order column of the
+ * MySQL 8 emulation (tieBreak); a real MySQL server gets LLB's table as it is.
+ */
+export function tableSetupSql(task: DbTask, dialect: SqlDialect = 'mariadb'): string {
   const t = task.table;
   const cols = t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
-  const hidden = `${quoteIdent(ROW_COLUMN)} INT NOT NULL AUTO_INCREMENT INVISIBLE, UNIQUE KEY (${quoteIdent(ROW_COLUMN)})`;
-  const lines = [`CREATE TABLE ${quoteIdent(t.name)} (${cols}${cols ? ', ' : ''}${hidden});`];
+  const hidden = dialect === 'mariadb' ? `${quoteIdent(ROW_COLUMN)} INT NOT NULL AUTO_INCREMENT INVISIBLE, UNIQUE KEY (${quoteIdent(ROW_COLUMN)})` : '';
+  const lines = [`CREATE TABLE ${quoteIdent(t.name)} (${[cols, hidden].filter(Boolean).join(', ')});`];
   const chunk = 200;
   for (let i = 0; i < t.rows.length; i += chunk) {
     const values = t.rows.slice(i, i + chunk).map((r) => `(${r.map(sqlLiteral).join(', ')})`);
@@ -63,6 +67,11 @@ export function mysql8Compat(sql: string): string {
   if (limit > group && !/\)/.test(body.slice(limit))) return `${body.slice(0, limit)}ORDER BY NULL ${body.slice(limit)};`;
   if (/\)\s*$/.test(body) && /^\s*\(/.test(body)) return sql;
   return `${body} ORDER BY NULL;`;
+}
+
+/** Agent and gold SQL as sent to the server: MariaDB gets the MySQL 8 emulation, MySQL runs it as written. */
+export function adaptSql(sql: string, dialect: SqlDialect): string {
+  return dialect === 'mariadb' ? mysql8Compat(sql) : sql;
 }
 
 /** Hidden insertion-order column of every task table (MariaDB INVISIBLE: not in SELECT *, INSERT without a column list, or the md5). */

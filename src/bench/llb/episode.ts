@@ -6,18 +6,21 @@
  *   reply matching neither ends the task as a failure, as LLB does. Scoring after
  *   the episode (db-score.ts); the database is dropped whatever happens.
  * os: `Act: bash` + a ```bash block (20 s), or `Act: finish`; scored by the task's
- *   evaluation script (os-env.ts, loaded at runtime).
+ *   evaluation script.
+ * Where they run (local or containers) is the caller's (evaluator.ts). A fault of
+ * the evaluator itself (server or container gone, engine restarted) ends the
+ * episode as status 'error', never as a model failure.
  */
 import { errorMessage } from '../../util/errors.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
 import { formatMemoryBlock } from '../memory-context.js';
 import type { EpisodeContext, Outcome } from '../types.js';
-import type { TaskDatabase } from '../../sandbox/sql/mariadb.js';
+import type { SqlServer, TaskDatabase } from '../../sandbox/sql/mariadb.js';
 import type { DbTask, OsTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, openDbTask, scoreDbTask } from './db-env.js';
-import { mysql8Compat, observationOf } from './db-score.js';
-import { loadOsEnv, OS_NOT_AVAILABLE } from './os-bridge.js';
+import { adaptSql, observationOf } from './db-score.js';
+import { createOsEnvironment, type OsEnvironment } from './os-env.js';
 
 export const LLB_PROMPT_DIR = 'src/bench/llb/prompts';
 export const OS_COMMAND_TIMEOUT_S = 20;
@@ -114,6 +117,8 @@ interface TurnLoopResult {
   invalid: boolean;
   /** The model call failed: the episode is a harness error. */
   modelError?: string;
+  /** The evaluator failed while acting (server or container gone): a harness error too. */
+  evaluatorError?: unknown;
 }
 
 /**
@@ -145,21 +150,26 @@ async function turnLoop<A extends { kind: string }>(
       turns.push({ turn, reply: reply.text, action: 'invalid' });
       return { usage, invalid: true };
     }
-    const observation = await act(action as Exclude<A, { kind: 'invalid' }>, turn, reply.text);
+    let observation: string | null;
+    try {
+      observation = await act(action as Exclude<A, { kind: 'invalid' }>, turn, reply.text);
+    } catch (err) {
+      return { usage, invalid: false, evaluatorError: err };
+    }
     if (observation === null) break;
     messages.push({ role: 'user', content: observation });
   }
   return { usage, invalid: false };
 }
 
-export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbEpisodeOptions): Promise<Outcome> {
+export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbEpisodeOptions, server?: SqlServer): Promise<Outcome> {
   const turns: LlbTurn[] = [];
   let usage: TokenUsage = ZERO_USAGE;
   const kind = task.answer.md5 !== null ? 'md5' : 'direct';
   const base = () => ({ task: 'db', kind, transcript: turns });
   let db: TaskDatabase;
   try {
-    db = await openDbTask(task);
+    db = await openDbTask(task, server);
   } catch (err) {
     return { status: 'error', success: false, steps: 0, error: `database setup failed: ${errorMessage(err)}`, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
   }
@@ -174,7 +184,7 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
         turns.push({ turn, reply, action: 'answer', observation: action.answer });
         return null;
       }
-      const r = await db.exec(mysql8Compat(action.sql), opts.statementTimeoutS ?? DB_STATEMENT_TIMEOUT_S);
+      const r = await db.exec(adaptSql(action.sql, db.dialect), opts.statementTimeoutS ?? DB_STATEMENT_TIMEOUT_S);
       if (r.timedOut) timeouts++;
       let observation = observationOf(r);
       if (observation.length > DB_OUTPUT_LIMIT) observation = `${observation.slice(0, DB_OUTPUT_LIMIT)}... (truncated)`;
@@ -182,6 +192,7 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
       return observation;
     });
     usage = loop.usage;
+    if (loop.evaluatorError !== undefined) throw loop.evaluatorError;
     if (loop.modelError) return { status: 'error', success: false, steps: turns.length, error: loop.modelError, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
     const invalid = loop.invalid;
     const score = invalid ? { success: false, kind, error: 'reply in no valid format' } : await scoreDbTask(db, task, final.answer);
@@ -195,25 +206,36 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
       usage,
       extra: { ...base(), invalidFormat: invalid, answered: final.answer !== null, statementTimeouts: timeouts },
     };
+  } catch (err) {
+    return evaluatorError('database', err, turns, task.instruction, usage, base());
   } finally {
     await db.dispose();
   }
 }
 
-export async function runOsEpisode(task: OsTask, ctx: EpisodeContext, opts: LlbEpisodeOptions): Promise<Outcome> {
+/** The evaluator failed under the episode: recorded as an error, not as the model's failure. */
+function evaluatorError(what: string, err: unknown, turns: LlbTurn[], instruction: string, usage: TokenUsage, extra: Record<string, unknown>): Outcome {
+  return { status: 'error', success: false, steps: turns.length, error: `${what} evaluator failed: ${errorMessage(err)}`, trajectory: llbTrajectory(instruction, turns, false), usage, extra };
+}
+
+export async function runOsEpisode(
+  task: OsTask,
+  ctx: EpisodeContext,
+  opts: LlbEpisodeOptions,
+  create: () => Promise<OsEnvironment> = () => createOsEnvironment(),
+): Promise<Outcome> {
   const turns: LlbTurn[] = [];
   let usage: TokenUsage = ZERO_USAGE;
   const base = () => ({ task: 'os', transcript: turns });
-  const mod = await loadOsEnv();
-  if (!mod) return { status: 'error', success: false, steps: 0, error: OS_NOT_AVAILABLE, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
-  let env;
+  let env: OsEnvironment | undefined;
   try {
-    env = await mod.createOsEnvironment();
+    env = await create();
     if (task.initScript) await env.init(task.initScript);
   } catch (err) {
     if (env) await env.dispose().catch(() => undefined);
     return { status: 'error', success: false, steps: 0, error: `os environment setup failed: ${errorMessage(err)}`, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
   }
+  const os = env;
   try {
     const messages = opening('os-system.md', 'os-task.md', { instruction: task.instruction }, ctx, opts);
     const loop = await turnLoop(task, ctx, opts, messages, turns, parseOsReply, async (action, turn, reply) => {
@@ -221,7 +243,7 @@ export async function runOsEpisode(task: OsTask, ctx: EpisodeContext, opts: LlbE
         turns.push({ turn, reply, action: 'finish' });
         return null;
       }
-      const r = await env.exec(action.script, OS_COMMAND_TIMEOUT_S);
+      const r = await os.exec(action.script, OS_COMMAND_TIMEOUT_S);
       let out = r.output;
       if (out.length > OUTPUT_LIMIT) out = `${out.slice(0, OUTPUT_LIMIT)}... (truncated)`;
       const observation = r.timedOut
@@ -233,11 +255,14 @@ export async function runOsEpisode(task: OsTask, ctx: EpisodeContext, opts: LlbE
       return observation;
     });
     usage = loop.usage;
+    if (loop.evaluatorError !== undefined) throw loop.evaluatorError;
     if (loop.modelError) return { status: 'error', success: false, steps: turns.length, error: loop.modelError, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
     const invalid = loop.invalid;
-    const success = invalid ? false : await env.check(task.evalScript);
+    const success = invalid ? false : await os.check(task.evalScript);
     return { status: success ? 'pass' : 'fail', success, steps: turns.length, trajectory: llbTrajectory(task.instruction, turns, success), usage, extra: { ...base(), invalidFormat: invalid } };
+  } catch (err) {
+    return evaluatorError('os', err, turns, task.instruction, usage, base());
   } finally {
-    await env.dispose().catch(() => undefined);
+    await os.dispose().catch(() => undefined);
   }
 }

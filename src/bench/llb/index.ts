@@ -1,10 +1,9 @@
 import { basename } from 'node:path';
-import { UserError } from '../../util/errors.js';
-import { checkMariadb, sweepStale } from '../../sandbox/sql/mariadb.js';
 import type { Benchmark, LoadedTasks } from '../types.js';
 import { loadLlbFile, type LlbTask, type LlbTaskKind } from './dataset.js';
+import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
 import { runDbEpisode, runOsEpisode, type LlbEpisodeOptions } from './episode.js';
-import { loadOsEnv, OS_NOT_AVAILABLE } from './os-bridge.js';
+import { openDbBackend, openOsBackend, type LlbDbBackend, type LlbEvaluatorOptions, type LlbOsBackend } from './evaluator.js';
 import { llbSimPlayer } from './sim-player.js';
 
 export interface LlbBenchmarkOptions {
@@ -14,6 +13,8 @@ export interface LlbBenchmarkOptions {
   validate: boolean;
   limit?: number | null;
   episode: LlbEpisodeOptions;
+  /** Where tasks run (default: local). */
+  evaluator?: LlbEvaluatorOptions;
 }
 
 /** Train (and validation) tasks in string order of the sample index; `limit` keeps the first N of each. */
@@ -32,36 +33,42 @@ export function loadLlbTasks(opts: Pick<LlbBenchmarkOptions, 'task' | 'splitFile
 }
 
 export function createLlbBenchmark(opts: LlbBenchmarkOptions): Benchmark<LlbTask> {
+  const evaluator: LlbEvaluatorOptions = opts.evaluator ?? { backend: 'local', concurrency: 1 };
+  const statementTimeoutS = opts.episode.statementTimeoutS ?? DB_STATEMENT_TIMEOUT_S;
+  // Opened once, at load (which checks that the backend works); released by close().
+  let db: Promise<LlbDbBackend> | undefined;
+  let os: Promise<LlbOsBackend> | undefined;
+  const openDb = () => (db ??= openDbBackend(evaluator, statementTimeoutS));
+  const openOs = () => (os ??= openOsBackend(evaluator));
   return {
     name: 'llb',
     envLabel: `llb-${opts.task}`,
     load: async () => {
       const loaded = loadLlbTasks(opts);
-      if (opts.task === 'db') {
-        const up = await checkMariadb();
-        if (!up.ok) throw new UserError(up.reason);
-        await sweepStale();
-      } else {
-        const mod = await loadOsEnv();
-        if (!mod) throw new UserError(OS_NOT_AVAILABLE);
-        const ok = await mod.checkOsSandbox();
-        if (!ok.ok) throw new UserError(ok.reason);
-      }
+      if (opts.task === 'db') await openDb();
+      else await openOs();
       return loaded;
     },
-    episode: (task, ctx) => (task.kind === 'db' ? runDbEpisode(task, ctx, opts.episode) : runOsEpisode(task, ctx, opts.episode)),
+    episode: async (task, ctx) => {
+      if (task.kind === 'db') {
+        const backend = await openDb();
+        return runDbEpisode(task, ctx, opts.episode, backend.server);
+      }
+      const backend = await openOs();
+      return runOsEpisode(task, ctx, opts.episode, () => backend.create());
+    },
     simPlayer: (tasks) => llbSimPlayer(tasks),
     describeEvaluator: async () => {
-      if (opts.task === 'db') {
-        const up = await checkMariadb();
-        return {
-          backend: 'mariadb',
-          server: up.ok ? up.version : null,
-          statementTimeoutS: opts.episode.statementTimeoutS ?? 10,
-          compat: 'GROUP BY without ORDER BY gets ORDER BY NULL; DELETE FROM t AS a → DELETE a FROM t AS a; direct answers order-free unless the gold SQL has ORDER BY',
-        };
+      try {
+        return await (opts.task === 'db' ? openDb() : openOs()).then((b) => b.describe());
+      } catch (err) {
+        return { backend: evaluator.backend, error: (err as Error).message };
       }
-      return { backend: 'os-sandbox' };
+    },
+    close: async () => {
+      const open = [db, os].filter((p): p is Promise<LlbDbBackend> | Promise<LlbOsBackend> => p !== undefined);
+      db = os = undefined;
+      await Promise.all(open.map((p) => p.then((b) => b.close(), () => undefined)));
     },
   };
 }

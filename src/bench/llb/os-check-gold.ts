@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDataDir } from '../../util/paths.js';
-import { createOsEnvironment, type OsEnvironmentOptions } from './os-env.js';
+import { createOsEnvironment, type OsEnvironment, type OsEnvironmentOptions } from './os-env.js';
 
 export interface OsGoldTask {
   id: string;
@@ -36,6 +36,8 @@ export interface CheckGoldOsOptions {
   /** Default: os_interaction_runtime_learning_data.json in the shared data folder. */
   file?: string;
   env?: OsEnvironmentOptions;
+  /** Where each task runs (default: the local sandbox with `env`); e.g. a container factory. */
+  create?: () => Promise<OsEnvironment>;
   onProgress?: (done: number, total: number, id: string, ok: boolean) => void;
 }
 
@@ -67,10 +69,14 @@ export function loadOsGoldTasks(file = defaultOsGoldFile()): OsGoldTask[] {
     });
 }
 
-/** One task: [ground truth passes, untouched passes]. */
-export async function checkOneOsTask(task: OsGoldTask, env?: OsEnvironmentOptions): Promise<{ gold: boolean; untouched: boolean }> {
+/** One task: [ground truth passes, untouched passes]. `env`: local sandbox options, or a factory of environments. */
+export async function checkOneOsTask(
+  task: OsGoldTask,
+  env?: OsEnvironmentOptions | (() => Promise<OsEnvironment>),
+): Promise<{ gold: boolean; untouched: boolean }> {
+  const create = typeof env === 'function' ? env : () => createOsEnvironment(env);
   const run = async (withGold: boolean): Promise<boolean> => {
-    const os = await createOsEnvironment(env);
+    const os = await create();
     try {
       await os.init(task.init);
       if (withGold) await os.exec(task.groundTruth, 60);
@@ -100,7 +106,7 @@ export async function checkGoldOs(opts: CheckGoldOsOptions = {}): Promise<OsGold
       const task = tasks[next++]!;
       let ok = false;
       try {
-        const r = await checkOneOsTask(task, opts.env);
+        const r = await checkOneOsTask(task, opts.create ?? opts.env);
         ok = r.gold;
         if (r.gold) res.passed++;
         else res.failedIds.push(task.id);

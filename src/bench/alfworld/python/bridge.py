@@ -3,7 +3,7 @@
 One request per line, one response per line, in order:
   {"id": 1, "cmd": "init", "env": "standin"|"alfworld", "seed": 42,
    "config": {...ALFWorld env YAML as JSON...}, "env_type": "AlfredTWEnv"}
-      -> {"id": 1, "ok": true, "env_label": "household-standin"|"alfworld"}
+      -> {"id": 1, "ok": true, "env_label": "household-standin"|"alfworld", "env_version": "0.3.5"|null}
   {"cmd": "list", "split": "train"|"valid_seen"|"valid_unseen", "observations": true}
       -> {"ok": true, "games": [{"index", "game_file", "task_type", "observation"?}]}
   {"cmd": "reset", "split": ..., "index": 3} or {"cmd": "reset", "game_file": "..."}, "expert": false
@@ -58,6 +58,7 @@ def alf_task_type(game_file):
 
 class StandinBackend(object):
     label = "household-standin"
+    version = None
 
     def __init__(self, req):
         self.env = standin.StandinEnv(seed=req.get("seed", 0), games_per_type=req.get("games_per_type"))
@@ -134,6 +135,10 @@ class AlfworldBackend(object):
         except ImportError as e:
             raise BridgeError("%s (import failed: %s)" % (INSTALL_HINT, e), code="missing_alfworld")
         self.environment = environment
+        import alfworld  # noqa: E402
+
+        # Part of the game-listing cache key on the TypeScript side.
+        self.version = getattr(alfworld, "__version__", None)
         self.config = req.get("config") or {}
         self.env_type = req.get("env_type") or "AlfredTWEnv"
         self.bases = {}
@@ -219,7 +224,7 @@ def handle(state, req):
             state["backend"] = AlfworldBackend(req)
         else:
             raise BridgeError("unknown env %r (expected standin or alfworld)" % env)
-        return {"env_label": state["backend"].label}
+        return {"env_label": state["backend"].label, "env_version": state["backend"].version}
     if cmd == "close":
         state["closing"] = True
         return {}

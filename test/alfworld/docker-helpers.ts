@@ -1,0 +1,9 @@
+/** Shared by the `--evaluator docker` ALFWorld tests. */
+import type { DockerSettings } from '../../src/config/types.js';
+
+/** The stand-in image: python3 only (docker/alfworld-standin.Dockerfile). */
+export const STANDIN_IMAGE = 'memrl/alfworld-standin:latest';
+
+export function dockerSettings(over: Partial<DockerSettings> = {}): DockerSettings {
+  return { host: null, images: { bcb: 'memrl/bcb:latest', llbDb: 'mysql:8', llbOs: 'memrl/llb-os:latest', alfworld: STANDIN_IMAGE }, memoryMb: 512, pids: 128, pull: 'never', ...over };
+}
