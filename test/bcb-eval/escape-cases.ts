@@ -8,13 +8,16 @@
  * right after shows the harness keeps going.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BcbEvalOptions, BcbEvalResult } from '../../src/bench/bcb/evaluate.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { eventually as poll, hostProcessesWith } from '../helpers/processes.js';
+
+const eventually = (check: () => boolean, ms = 15_000): Promise<boolean> => poll(check, ms);
 
 export type Evaluate = (task: { code_prompt: string; test: string }, code: string, opts?: BcbEvalOptions) => Promise<BcbEvalResult>;
 
@@ -29,27 +32,7 @@ const TRIVIAL_CODE = 'def task_func():\n    return 42\n';
 /** Python source literal of a string. */
 const py = (s: string): string => JSON.stringify(s);
 
-export function hostProcessesWith(marker: string): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) n++;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return n;
-}
 
-export async function eventually(check: () => boolean, ms = 15_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return check();
-}
 
 function sha(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');

@@ -11,32 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOsSandbox, createOsEnvironment, type OsEnvironment } from '../../src/bench/llb/os-env.js';
 import { ShellSandbox } from '../../src/sandbox/shell/sandbox.js';
 import { IN_CI } from '../sandbox/require-sandbox.js';
+import { eventually, hostProcessesWith } from '../helpers/processes.js';
 
 const check = await checkOsSandbox();
 const skip = !check.ok && !IN_CI;
 if (!check.ok && !IN_CI) process.stderr.write(`[skip] os shell sandbox tests: ${check.reason}\n`);
 
-function hostProcessesWith(marker: string): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) n++;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return n;
-}
 
-async function eventually(cond: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return cond();
-}
 
 describe.skipIf(skip)('os shell sandbox', () => {
   it('is available (under CI a missing rootfs fails here)', () => {

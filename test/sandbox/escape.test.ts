@@ -12,6 +12,7 @@ import { resolveLimits } from '../../src/sandbox/limits.js';
 import { runSandboxed } from '../../src/sandbox/run.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { requireBwrap } from './require-sandbox.js';
+import { eventually, hostProcessesWith } from '../helpers/processes.js';
 
 const PY = '/usr/bin/python3';
 const sandbox = await requireBwrap();
@@ -24,27 +25,7 @@ function sh(script: string, timeoutSec = 20) {
   return runSandboxed({ command: ['/bin/sh', '-c', script], timeoutMs: timeoutSec * 1000, limits: resolveLimits(timeoutSec) });
 }
 
-function hostProcessesWith(marker: string): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) n++;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return n;
-}
 
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return check();
-}
 
 describe('bwrap command line', () => {
   const args = bwrapArgs({

@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/sandbox/process.js';
+import { eventually as poll } from '../helpers/processes.js';
+
+const eventually = (check: () => boolean, ms = 3000): Promise<boolean> => poll(check, ms);
 
 const ENV = { PATH: '/usr/bin:/bin' };
 
@@ -18,14 +21,6 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 describe('runProcess', () => {
   it('returns output and exit code of a normal run', async () => {
