@@ -198,7 +198,7 @@ export async function executeRun<T extends TaskBase>(spec: RunSpec<T>, flags: Ru
         )
       : createEmbedder(embedderCfg, { onUsage: (u) => ledger.recordEmbedding(u) });
 
-  // Ctrl-C: finish cleanly (finished epochs stay checkpointed; --resume continues). Twice: quit now.
+  // Ctrl-C: finish cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts += 1;

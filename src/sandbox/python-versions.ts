@@ -35,6 +35,20 @@ const SCRIPT = [
   'print(json.dumps(out))',
 ].join('\n');
 
+/** argv after the interpreter: the probe prints one JSON object, module → "<distribution> <version>". */
+export function libraryVersionsArgs(modules: readonly string[] = BCB_MODULES): string[] {
+  return ['-c', SCRIPT, JSON.stringify(modules), JSON.stringify(PACKAGE_ALIASES)];
+}
+
+/** The probe's output, or why it could not be read. */
+export function parseLibraryVersions(stdout: string): Record<string, string> | { error: string } {
+  try {
+    return JSON.parse(stdout.trim().split('\n').pop() ?? '') as Record<string, string>;
+  } catch {
+    return { error: `could not read library versions: ${stdout.trim().slice(0, 200) || 'no output'}` };
+  }
+}
+
 const cache = new Map<string, Promise<Record<string, string> | { error: string }>>();
 
 /** Module → "<distribution> <version>" for every module of `modules` the sandbox has; missing ones are left out. */
@@ -50,13 +64,8 @@ export function pythonLibraryVersions(python = DEFAULT_SANDBOX_PYTHON, modules =
 
 async function probe(python: string, modules: readonly string[]): Promise<Record<string, string> | { error: string }> {
   try {
-    const res = await runSandboxed({
-      command: [python, '-c', SCRIPT, JSON.stringify(modules), JSON.stringify(PACKAGE_ALIASES)],
-      timeoutMs: 60_000,
-      limits: resolveLimits(60),
-    });
-    const last = res.stdout.trim().split('\n').pop() ?? '';
-    return JSON.parse(last) as Record<string, string>;
+    const res = await runSandboxed({ command: [python, ...libraryVersionsArgs(modules)], timeoutMs: 60_000, limits: resolveLimits(60) });
+    return parseLibraryVersions(res.stdout);
   } catch (err) {
     // The manifest says why rather than failing the run: the evaluator probe reports a broken sandbox itself.
     return { error: `could not read library versions: ${err instanceof Error ? err.message : String(err)}` };

@@ -59,6 +59,9 @@ describe.skipIf(engineReq.skip)('BigCodeBench in containers', () => {
     expect(d.python).toBe('/usr/bin/python3');
     expect(d.pythonVersion).toMatch(/^3\.\d+\.\d+$/);
     expect(d.missingLibs).not.toContain('numpy');
+    const versions = d.libraryVersions as Record<string, string>;
+    expect(versions.numpy).toMatch(/^numpy \d+\.\d+/);
+    for (const lib of d.missingLibs as string[]) expect(versions[lib], lib).toBeUndefined();
     expect(d.harnessSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(d.limits).toMatchObject({ memoryBytes: 2048 * 1024 * 1024, pids: 512, network: 'none' });
     const facts = await docker.preflight();

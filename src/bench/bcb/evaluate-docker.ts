@@ -24,6 +24,7 @@ import { baseSandboxEnv } from '../../sandbox/bwrap.js';
 import { prlimitPrefix, resolveLimits, type SandboxLimits } from '../../sandbox/limits.js';
 import { cachedFontList, FONTLIST_MAX_BYTES, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from '../../sandbox/mpl-fontlist.js';
 import { CORE_BCB_MODULES, pythonProbeArgs } from '../../sandbox/python-libs.js';
+import { libraryVersionsArgs, parseLibraryVersions } from '../../sandbox/python-versions.js';
 import { UserError } from '../../util/errors.js';
 import type { BcbTask } from './dataset.js';
 import {
@@ -186,6 +187,16 @@ export class DockerBcbEvaluator {
     return { backend: 'docker', python: py.executable ?? IMAGE_PYTHON, pythonVersion: py.version, missingLibs: py.missing, image: { name: this.settings.images.bcb, id: o.image.id } };
   }
 
+  /** The library versions inside the image, read as for the local sandbox (python-versions.ts). */
+  private async libraryVersions(o: Opened): Promise<Record<string, string> | { error: string }> {
+    try {
+      const res = await this.runHelper(o, [IMAGE_PYTHON, ...libraryVersionsArgs()], 1024 * 1024);
+      return parseLibraryVersions(res.stdout);
+    } catch (err) {
+      return { error: `could not read library versions: ${describeError(err)}` };
+    }
+  }
+
   async describe(): Promise<Record<string, unknown>> {
     const o = await this.open();
     const py = await this.pythonFacts(o);
@@ -197,6 +208,7 @@ export class DockerBcbEvaluator {
       python: py.executable ?? IMAGE_PYTHON,
       pythonVersion: py.version,
       missingLibs: py.missing,
+      libraryVersions: await this.libraryVersions(o),
       timeoutSec: this.timeoutSec,
       limits: { ...rlimits, memoryBytes: this.settings.memoryMb * MiB, pids: this.settings.pids, network: 'none', user: '65534:65534' },
       harnessSha256: harnessSha256(),
