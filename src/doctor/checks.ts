@@ -93,8 +93,10 @@ export async function dockerChecks(settings: DockerSettings): Promise<DoctorChec
       ['bcb image', settings.images.bcb, ''],
       ['llb db image', settings.images.llbDb, '; without a registry set memrl.evaluator.docker.images.llb_db: memrl/llb-db-mariadb:latest (built by that script)'],
       ['llb os image', settings.images.llbOs, ''],
-      ['alfworld image', settings.images.alfworld, '; for the household stand-in, memrl/alfworld-standin:latest (built by that script)'],
+      ['alfworld image', settings.images.alfworld, '; the household stand-in needs only memrl/alfworld-standin:latest (built by that script)'],
     ];
+    // What stand-in runs use while images.alfworld is left at the real ALFWorld image.
+    if (settings.images.alfworld === 'memrl/alfworld:latest') images.push(['alfworld stand-in image', 'memrl/alfworld-standin:latest', '']);
     let present: string | undefined;
     for (const [part, image, instead] of images) {
       const r = await settle(async () => {

@@ -28,12 +28,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const TSX = resolve('node_modules/.bin/tsx');
 const MAIN = resolve('src/cli/main.ts');
 
+// No image configured: stand-in runs default to the stand-in image (STANDIN_IMAGE).
 const YAML = `llm: {provider: sim}
 embedding: {provider: local}
 memrl:
-  evaluator:
-    docker:
-      images: {alfworld: "${STANDIN_IMAGE}"}
   alfworld:
     env: standin
     games_per_type: {train: 1, valid_seen: 1, valid_unseen: 1}
@@ -81,7 +79,7 @@ describe.skipIf(engineReq.skip)('memrl run alfworld --evaluator docker', () => {
   }, 300_000);
 
   it.each([
-    ['a missing image', YAML.replace(STANDIN_IMAGE, 'memrl/no-such-image:latest'), [], /^memrl: image memrl\/no-such-image:latest is not on the container engine at .*scripts\/build-images\.sh/],
+    ['a missing image', YAML.replace('memrl:\n', 'memrl:\n  evaluator: {docker: {images: {alfworld: memrl/no-such-image:latest}}}\n'), [], /^memrl: image memrl\/no-such-image:latest is not on the container engine at .*scripts\/build-images\.sh/],
     ['no engine', YAML, ['--docker-host', 'unix:///nonexistent/engine.sock'], /^memrl: no container engine at unix:\/\/\/nonexistent\/engine\.sock \(no such socket\)/],
     ['a game file that does not exist', YAML, ['--game-file', 'standin/train/pick_and_place/0042'], /^memrl: --game-file: game file standin\/train\/pick_and_place\/0042 does not exist/],
   ] as const)('%s stops the run with one clear line', (_what, yaml, extra, line) => {

@@ -2,6 +2,10 @@ import type { RunSpec } from '../../cli/run-executor.js';
 import { addRunAlfworldOptions, runAlfworldFlagsFromOptions } from '../../cli/run-flags.js';
 import { createAlfworldBenchmark } from './index.js';
 import type { AlfworldTask } from './dataset.js';
+import type { DockerSettings, ResolvedConfig } from '../../config/types.js';
+
+const REAL_ALFWORLD_IMAGE = 'memrl/alfworld:latest';
+const STANDIN_IMAGE = 'memrl/alfworld-standin:latest';
 
 /** `memrl run alfworld`: ALFWorld (or its offline stand-in) as a RunSpec. */
 export const alfworldRunSpec: RunSpec<AlfworldTask> = {
@@ -34,7 +38,7 @@ export const alfworldRunSpec: RunSpec<AlfworldTask> = {
         timeoutMs: a.bridgeTimeoutS * 1000,
       },
       poolSize: cfg.run.concurrency,
-      docker: cfg.evaluator.backend === 'docker' ? cfg.evaluator.docker : null,
+      docker: cfg.evaluator.backend === 'docker' ? dockerSettingsFor(cfg) : null,
       fewShotPath: a.fewShotPath,
       maxSteps: cfg.run.maxSteps,
       temperature: cfg.llm.temperature,
@@ -44,3 +48,13 @@ export const alfworldRunSpec: RunSpec<AlfworldTask> = {
   },
   manifest: (cfg) => ({ alfworld: { ...cfg.alfworld, env: cfg.alfworld.env === 'standin' ? 'household-standin' : 'alfworld' } }),
 };
+
+/**
+ * The stand-in needs only python3: while images.alfworld is left at the real ALFWorld
+ * image (the default), stand-in runs use the small stand-in image instead.
+ */
+function dockerSettingsFor(cfg: ResolvedConfig): DockerSettings {
+  const d = cfg.evaluator.docker;
+  if (cfg.alfworld.env !== 'standin' || d.images.alfworld !== REAL_ALFWORLD_IMAGE) return d;
+  return { ...d, images: { ...d.images, alfworld: STANDIN_IMAGE } };
+}
