@@ -38,7 +38,9 @@ if answers; then
 fi
 as_root mkdir -p "$(dirname "$sock")"
 as_root rm -f "$sock"
-as_root sh -c "setsid nohup podman system service --time=0 unix://$sock >/var/log/memrl-podman-service.log 2>&1 < /dev/null &"
+# From /: conmon writes marker files (e.g. "oom" after a container's OOM kill) into the
+# working directory it inherits, which must not be the caller's checkout.
+as_root sh -c "cd / && setsid nohup podman system service --time=0 unix://$sock >/var/log/memrl-podman-service.log 2>&1 < /dev/null &"
 for _ in $(seq 1 50); do
   answers && { log "podman: API started at $sock (log /var/log/memrl-podman-service.log)"; exit 0; }
   sleep 0.2
