@@ -3,7 +3,7 @@
  * and its notes as a footnotesize paragraph, ready to drop into a table float.
  */
 import type { ResultTable } from './result-table.js';
-import { MARK_SYMBOLS, cellText, layoutTable, tableNotes, type RowDimension } from './table-layout.js';
+import { MARK_SYMBOLS, layoutTable, rowCells, tableNotes, type RowDimension } from './table-layout.js';
 
 const SPECIALS: Record<string, string> = {
   '\\': '\\textbackslash{}',
@@ -45,20 +45,16 @@ export function formatLatex(table: ResultTable, rowsBy: RowDimension = 'method')
   layout.rows.forEach((row, r) => {
     // Paper rows are set apart from measured ones.
     if (row.reference && (r === 0 || !layout.rows[r - 1]!.reference)) out.push('\\midrule');
-    const cells: string[] = [];
-    layout.groups.forEach((_g, g) => {
-      layout.metrics.forEach((_m, m) => {
-        const cell = layout.cell(r, g, m);
-        const t = cell ? cellText(cell) : null;
-        if (!cell || !t) {
-          cells.push('--');
-          return;
-        }
+    const cells = rowCells(
+      layout,
+      r,
+      (cell, t) => {
         const value = t.halfWidth === null ? t.mean : `${t.mean} $\\pm$ ${t.halfWidth} ($n$=${t.n})`;
         const marks = cell.marks.length ? `$^{${cell.marks.map((k) => MARK_SYMBOLS[k].latex).join('')}}$` : '';
-        cells.push(`${cell.best ? `\\textbf{${value}}` : value}${marks}`);
-      });
-    });
+        return `${cell.best ? `\\textbf{${value}}` : value}${marks}`;
+      },
+      '--',
+    );
     out.push(`${[latexText(row.label), ...cells].join(' & ')} \\\\`);
   });
   out.push('\\bottomrule', '\\end{tabular}');

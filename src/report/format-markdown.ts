@@ -1,6 +1,6 @@
 /** `memrl table --format md`: a pipe table (GitHub/Pandoc) with its notes underneath. */
 import type { ResultTable } from './result-table.js';
-import { MARK_SYMBOLS, cellText, flatColumnTitles, layoutTable, tableNotes, type RowDimension } from './table-layout.js';
+import { MARK_SYMBOLS, flatColumnTitles, layoutTable, rowCells, tableNotes, type RowDimension } from './table-layout.js';
 
 export function formatMarkdown(table: ResultTable, rowsBy: RowDimension = 'method'): string {
   const layout = layoutTable(table, rowsBy);
@@ -11,20 +11,16 @@ export function formatMarkdown(table: ResultTable, rowsBy: RowDimension = 'metho
     `|${['---', ...titles.map(() => '---:')].join('|')}|`,
   ];
   layout.rows.forEach((row, r) => {
-    const cells: string[] = [];
-    layout.groups.forEach((_g, g) => {
-      layout.metrics.forEach((_m, m) => {
-        const cell = layout.cell(r, g, m);
-        const t = cell ? cellText(cell) : null;
-        if (!cell || !t) {
-          cells.push('–');
-          return;
-        }
+    const cells = rowCells(
+      layout,
+      r,
+      (cell, t) => {
         const value = t.halfWidth === null ? t.mean : `${t.mean} ± ${t.halfWidth} (n=${t.n})`;
         const marks = cell.marks.map((k) => MARK_SYMBOLS[k].text).join('');
-        cells.push(`${cell.best ? `**${value}**` : value}${marks}`);
-      });
-    });
+        return `${cell.best ? `**${value}**` : value}${marks}`;
+      },
+      '–',
+    );
     lines.push(`| ${[esc(row.label), ...cells].join(' | ')} |`);
   });
   const notes = tableNotes(table, (k) => MARK_SYMBOLS[k].text).map((n) => n.text);

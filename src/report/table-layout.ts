@@ -68,6 +68,20 @@ export function cellText(cell: TableCell): CellText | null {
   return { mean: fmt(cell.mean), halfWidth, n: cell.n };
 }
 
+/**
+ * The cells of row `r`, group by group and metric by metric: `render` formats a cell
+ * with a value, `empty` stands for a missing one. One loop for every output format.
+ */
+export function rowCells(layout: Layout, r: number, render: (cell: TableCell, text: CellText) => string, empty: string): string[] {
+  return layout.groups.flatMap((_g, g) =>
+    layout.metrics.map((_m, m) => {
+      const cell = layout.cell(r, g, m);
+      const t = cell ? cellText(cell) : null;
+      return cell && t ? render(cell, t) : empty;
+    }),
+  );
+}
+
 export const MARK_SYMBOLS: Record<Mark, { text: string; latex: string }> = {
   simulated: { text: '†', latex: '\\dagger' },
   standin: { text: '‡', latex: '\\ddagger' },
