@@ -2,28 +2,21 @@
  * The CLI as a user runs it: the built bin/memrl.js in a scratch folder.
  * `npm test` builds first; these tests need dist/.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { sharedDataDir } from '../../src/util/paths.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 
-const bin = resolve('bin/memrl.js');
 const work = mkdtempSync(join(tmpdir(), 'memrl-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function memrl(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, OPENAI_API_KEY: '', ...env },
-    timeout: 300_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runMemrl(args, { cwd: work, env });
 }
 
 /** A user-facing error: exactly one line on stderr, no stack trace, non-zero exit. */
@@ -35,9 +28,7 @@ function expectOneLineError(r: { code: number | null; stderr: string }, pattern:
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }
 
-beforeAll(() => {
-  if (!existsSync(bin) || !existsSync(resolve('dist/src/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
-});
+beforeAll(assertBuilt);
 
 describe('memrl CLI: bad input', () => {
   it('lists the valid methods for an unknown --method', () => {

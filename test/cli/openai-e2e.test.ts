@@ -2,13 +2,13 @@
  * `memrl run bcb` with a real provider: the CLI talks HTTP to an OpenAI-compatible
  * server on 127.0.0.1 (chat and embeddings), and the tests run in the real sandbox.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-openai-e2e-'));
 const KEY = 'sk-loopback-secret-7731';
@@ -33,12 +33,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, env: { ...process.env, ...env } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  return runMemrlAsync(args, { cwd: work, env });
 }
 
 describe('memrl run bcb against an OpenAI-compatible endpoint', () => {

@@ -1,5 +1,5 @@
 /** Running the built `memrl` binary as a user would (npm test builds it first). */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -24,4 +24,19 @@ export function runMemrl(args: string[], opts: { cwd: string; env?: Record<strin
     timeout: opts.timeoutMs ?? 300_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * `memrl <args>` without blocking the event loop: for tests whose fake endpoint runs
+ * in the test process. The environment is the test's own plus `env`.
+ */
+export function runMemrlAsync(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MEMRL_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
 }

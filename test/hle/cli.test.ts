@@ -2,26 +2,21 @@
  * `memrl run hle` as a user runs it: the built bin/memrl.js (build first:
  * npx tsc -p tsconfig.json) on the committed fixtures, with the offline sim.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
+import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 
-const bin = resolve('bin/memrl.js');
 const ZSTD = resolve('test/fixtures/hle/hle_zstd.parquet');
 const SNAPPY = resolve('test/fixtures/hle/hle_snappy.parquet');
 const work = mkdtempSync(join(tmpdir(), 'memrl-hle-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-beforeAll(() => {
-  if (!existsSync(resolve('dist/src/bench/hle/cli.js'))) throw new Error('build first: npx tsc -p tsconfig.json');
-});
+beforeAll(assertBuilt);
 
 function memrl(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' }, timeout: 120_000 });
-  return { code: r.status, stderr: r.stderr };
+  return runMemrl(args, { cwd: work, timeoutMs: 120_000 });
 }
 
 function runDir(out: string): string {
@@ -109,6 +104,6 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     oneLine(memrl(['run', 'hle', '--epochs', '1']), /gated.*--train/);
     oneLine(memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
     oneLine(memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
-    oneLine(memrl(['run', 'hle', '--train', bin]), /memrl\.js: not a readable Parquet file/);
+    oneLine(memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);
   }, 120_000);
 });

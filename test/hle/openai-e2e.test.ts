@@ -3,13 +3,13 @@
  * are separate models on the same endpoint (the judge chosen with --judge_model).
  * Build first: npx tsc -p tsconfig.json.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { startOpenAIServer, type OpenAITestServer, type ReceivedRequest } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-hle-openai-'));
 const KEY = 'sk-hle-loopback-4411';
@@ -41,12 +41,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, env: { ...process.env, ...env } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  return runMemrlAsync(args, { cwd: work, env });
 }
 
 describe('memrl run hle against an OpenAI-compatible endpoint', () => {

@@ -1,29 +1,25 @@
 /** `memrl run llb --task db` and `memrl check-gold llb` as a user runs them (built bin/memrl.js; npm test builds). */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedDataDir } from '../../src/util/paths.js';
 import { requireMariadb } from './require-mariadb.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 
-const bin = resolve('bin/memrl.js');
 const work = mkdtempSync(join(tmpdir(), 'memrl-llb-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const req = await requireMariadb();
 
 function memrl(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', ...env }, timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runMemrl(args, { cwd: work, env });
 }
 
 function jsonl(path: string): Record<string, unknown>[] {
   return readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-beforeAll(() => {
-  if (!existsSync(bin) || !existsSync(resolve('dist/src/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
-});
+beforeAll(assertBuilt);
 
 describe('memrl run llb (no server needed)', () => {
   it('says how to start MariaDB when it is down', () => {

@@ -3,10 +3,9 @@
  * with the sim model and the real sandbox (about 30 s). Tables and exports must
  * read it as they read the runner-made fixtures.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
@@ -14,19 +13,18 @@ import { buildExport } from '../../src/report/export-cli.js';
 import { renderTable } from '../../src/report/table-cli.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { csvRecords } from './csv-parse.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 
-const bin = resolve('bin/memrl.js');
 const work = mkdtempSync(join(tmpdir(), 'memrl-report-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function memrl(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' }, timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runMemrl(args, { cwd: work });
 }
 
 let runDir = '';
 beforeAll(async () => {
-  if (!existsSync(bin) || !existsSync(resolve('dist/src/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+  assertBuilt();
   const bw = await checkBwrap();
   if (!bw.ok) throw new Error(`bubblewrap sandbox unavailable: ${bw.reason}`);
   const r = memrl(['run', 'bcb', '--limit', '3', '--epochs', '2', '--output-dir', 'results']);

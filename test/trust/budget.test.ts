@@ -5,7 +5,6 @@
  * Also: per-role cost from a user price table, cache hits cost nothing, and run.json
  * records the endpoint's system fingerprints and the tasks that could not be scored.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { chatCompletion, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-budget-'));
 let server: OpenAITestServer;
@@ -39,12 +39,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, env: { ...process.env, LOOP_KEY: 'sk-budget-test-1' } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  return runMemrlAsync(args, { cwd: work, env: { LOOP_KEY: 'sk-budget-test-1' } });
 }
 
 const json = (dir: string, f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));

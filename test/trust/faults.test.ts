@@ -3,14 +3,14 @@
  * requests with a fault (429 + Retry-After, 500, 503, a reply slower than the
  * timeout, truncated JSON, empty content), plus one task whose calls always fail.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { ALL_FAULTS, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-faults-'));
 const MAX_RETRIES = 2;
@@ -39,12 +39,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, env: { ...process.env, TEST_KEY: 'sk-fault-test-key-1' } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  return runMemrlAsync(args, { cwd: work, env: { TEST_KEY: 'sk-fault-test-key-1' } });
 }
 
 describe('memrl run bcb through a faulty endpoint (20% faults)', () => {

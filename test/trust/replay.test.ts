@@ -2,15 +2,15 @@
  * `--replay <run-dir>`: a finished `memrl run bcb` re-run from its recorded replies
  * with the provider gone gives the same outcome matrix and metrics.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-replay-'));
 const KEY = 'sk-replay-secret-5150';
@@ -30,12 +30,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, env: { ...process.env, ...env } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  return runMemrlAsync(args, { cwd: work, env });
 }
 
 function onlyRun(outDir: string): string {

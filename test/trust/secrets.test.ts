@@ -7,7 +7,6 @@
  * byte under the working directory (run folders, logs, the shared cache) and all
  * of stdout/stderr is searched for the keys and their distinctive pieces.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/sandbox/check.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer, type ReceivedRequest } from '../helpers/openai-server.js';
+import { runMemrlAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-secrets-'));
 /** Agent and embeddings key, OpenAI-shaped. */
@@ -79,22 +79,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve('bin/memrl.js'), ...args], {
-      cwd: work,
-      // The keys come from variables; nothing else of ours is inherited that could carry them.
-      env: { ...process.env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, CANARY_KEY: KEY, JUDGE_CANARY: JUDGE_KEY, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => {
-      printed.push(stdout, stderr);
-      done({ code, stdout, stderr });
-    });
-  });
+async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // The keys come from variables; nothing else of ours is inherited that could carry them.
+  const r = await runMemrlAsync(args, { cwd: work, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, CANARY_KEY: KEY, JUDGE_CANARY: JUDGE_KEY, ...env } });
+  printed.push(r.stdout, r.stderr);
+  return r;
 }
 
 function config(name: string, lines: string[]): string {
