@@ -173,10 +173,15 @@ export class RunFiles {
     this.appendTraces(traces);
   }
 
+  /** Metrics of every row so far; validation metrics only once a validation row exists. */
+  private metrics(trainTaskIds: string[], validTaskIds: string[]): RunSummary {
+    const hasValid = this.rows.some((r) => r.phase === 'valid');
+    return summarize(this.rows, { trainTaskIds, validTaskIds: hasValid ? validTaskIds : undefined });
+  }
+
   /** Recompute metrics from every row, rewrite metrics.json, outcomes.arrow and the TensorBoard file. */
   writeEpochOutputs(trainTaskIds: string[], validTaskIds: string[], validSetLabel?: string): RunSummary {
-    const hasValid = this.rows.some((r) => r.phase === 'valid');
-    const metrics = summarize(this.rows, { trainTaskIds, validTaskIds: hasValid ? validTaskIds : undefined });
+    const metrics = this.metrics(trainTaskIds, validTaskIds);
     writeJsonAtomic(this.path('metrics.json'), metrics);
     writeOutcomesArrow(this.path('outcomes.arrow'), this.rows);
     this.rewriteTensorBoard(metrics, validSetLabel);
@@ -200,8 +205,7 @@ export class RunFiles {
 
   writeSummary(fields: Record<string, unknown> & { trainTaskIds: string[]; validTaskIds: string[] }): Record<string, unknown> {
     const { trainTaskIds, validTaskIds, ...rest } = fields;
-    const hasValid = this.rows.some((r) => r.phase === 'valid');
-    const metrics = summarize(this.rows, { trainTaskIds, validTaskIds: hasValid ? validTaskIds : undefined });
+    const metrics = this.metrics(trainTaskIds, validTaskIds);
     const summary = {
       ...rest,
       benchmark: this.benchmark,
