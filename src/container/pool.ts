@@ -4,7 +4,7 @@
  * background. Every task gets a fresh container (no state crosses tasks) while the
  * start-up time stays off the task's critical path.
  */
-import { Box, type BoxSpec } from './box.js';
+import { Box, ContainerGoneError, type BoxSpec } from './box.js';
 import type { Engine } from './engine.js';
 
 export class WarmPool {
@@ -28,9 +28,23 @@ export class WarmPool {
     return p;
   }
 
-  /** A started container for one task. The caller must `retire` it. */
+  /**
+   * A running container for one task. The caller must `retire` it. Warm ones that died
+   * while waiting (killed from outside) are thrown away; after `size` of those in a row
+   * it gives up with ContainerGoneError.
+   */
   async acquire(): Promise<Box> {
-    if (this.closed) throw new Error('container pool is closed');
+    for (let skipped = 0; ; skipped++) {
+      const box = await this.next();
+      const state = await box.state();
+      if (state.running) return box;
+      await this.retire(box);
+      if (skipped >= this.size) throw new ContainerGoneError(box.id, state.detail);
+    }
+  }
+
+  private next(): Promise<Box> {
+    if (this.closed) return Promise.reject(new Error('container pool is closed'));
     while (this.ready.length < this.size) this.ready.push(this.spawn());
     const next = this.ready.shift()!;
     this.ready.push(this.spawn());

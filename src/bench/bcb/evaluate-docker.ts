@@ -129,20 +129,9 @@ export class DockerBcbEvaluator {
     };
   }
 
-  /** A started container; one that died while waiting in the pool is replaced once. */
-  private async take(pool: WarmPool): Promise<Box> {
-    for (let attempt = 0; ; attempt++) {
-      const box = await pool.acquire();
-      const state = await box.state();
-      if (state.running) return box;
-      await pool.retire(box);
-      if (attempt >= 1) throw new ContainerGoneError(box.id, state.detail);
-    }
-  }
-
   /** Runs a helper program (font list, library probe) in a container of its own. */
   private async runHelper(o: Opened, argv: string[], maxOutputBytes: number): Promise<ExecResult> {
-    const box = await this.take(o.pool);
+    const box = await o.pool.acquire();
     try {
       return await box.exec(argv, { timeoutMs: 120_000, maxOutputBytes, env: { ...HARNESS_ENV } });
     } finally {
@@ -233,7 +222,7 @@ export class DockerBcbEvaluator {
 
     let box: Box;
     try {
-      box = await this.take(o.pool);
+      box = await o.pool.acquire();
     } catch (err) {
       return fault(err instanceof ContainerGoneError ? err.message : `no container to run the tests (engine ${o.backend.engine.address}): ${describeError(err)}`);
     }

@@ -185,13 +185,14 @@ export class OsContainerFactory {
 
   /** A fresh container for one task. Warm ones that died while waiting (killed from outside) are skipped. */
   async create(): Promise<OsEnvironment> {
-    for (let attempt = 0; ; attempt++) {
-      const box = await this.pool.acquire();
-      const state = await box.state();
-      if (state.running) return new ContainerOsEnvironment(this.pool, box, this.opts.scriptTimeoutSec ?? 60);
-      await this.pool.retire(box);
-      if (attempt >= this.backend.concurrency) throw new OsContainerError(`os container ${box.shortId} is not running (${state.detail})`);
+    let box: Box;
+    try {
+      box = await this.pool.acquire();
+    } catch (err) {
+      if (err instanceof ContainerGoneError) throw new OsContainerError(`no running os container: ${err.message}`);
+      throw err;
     }
+    return new ContainerOsEnvironment(this.pool, box, this.opts.scriptTimeoutSec ?? 60);
   }
 
   /** Root, a writable /etc, the tools the tasks use: one throwaway container. */
