@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import type { Benchmark, TaskBase } from '../src/bench/types.js';
+import type { Benchmark, TaskBase } from '../src/core/benchmark.js';
 import { LocalNgramEmbedder } from '../src/embed/local.js';
 import { CachedChatModel, OfflineChatModel, runCacheLayers } from '../src/llm/cache.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
@@ -138,6 +138,5 @@ export async function benchRun(o: BenchRunOptions): Promise<RunResult> {
     resume: false,
     manifest: {},
     log: pino({ level: 'silent' }),
-    progress: false,
   });
 }

@@ -1,5 +1,5 @@
 import { loadTemplate, render } from '../util/template.js';
-import type { InjectedMemory } from './types.js';
+import type { InjectedMemory } from '../core/index.js';
 
 /**
  * Format injected memories as one prompt block, shared by the benchmarks.

@@ -1,55 +1,166 @@
+/**
+ * The CLI entry. Commands are loaded when they run, not when the CLI starts: `memrl
+ * --help` lists them from the table below without importing any, and `memrl run bcb`
+ * imports the run command (and, only when the run starts, models and evaluators).
+ * Plug-ins (--plugin, memrl.plugins of --config) are loaded before the command is
+ * built, so their benchmarks and methods get subcommands and flags like built-in ones.
+ *
+ * Errors end here: a MemrlError prints one line and exits by its kind and code
+ * (exit-codes.ts); anything else is a bug, printed with its stack under MEMRL_DEBUG.
+ */
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { UserError, errorMessage } from '../util/errors.js';
+import type { Registry } from '../app/registry.js';
+import { MemrlError, errorMessage } from '../util/errors.js';
 import { memrlVersion } from '../util/version.js';
-import { normalizeSnakeCaseArgs } from './run-flags.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerConfigCommand } from './commands/config.js';
-import { registerMemoryCommand } from './commands/memory-replay.js';
-import { registerCheckGoldCommand } from './commands/check-gold.js';
-import { registerTableCommand } from './commands/table.js';
-import { registerCompareCommand } from './commands/compare.js';
-import { registerExportCommand } from './commands/export.js';
-import { registerReportCommand } from '../report/report-cli.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerCleanupCommand } from './commands/cleanup.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 
-export function buildProgram(): Command {
-  const program = new Command('memrl')
+interface CommandEntry {
+  name: string;
+  description: string;
+  /** Imports the command and registers it (options, subcommands, action). */
+  register(program: Command, registry: Registry): Promise<void>;
+  /** Needs the registry (and so the plug-ins). */
+  registry?: boolean;
+}
+
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'run',
+    description: 'Run a benchmark through the shared memory engine (train epochs, optional validation)',
+    registry: true,
+    register: async (p, r) => (await import('./commands/run.js')).registerRunCommand(p, r),
+  },
+  {
+    name: 'config',
+    description: 'check a config file and print it fully resolved (defaults < YAML < flags), secrets redacted',
+    registry: true,
+    register: async (p, r) => void (await import('./commands/config.js')).registerConfigCommand(p, r),
+  },
+  { name: 'memory', description: 'inspect and exercise the memory engine', register: async (p) => (await import('./commands/memory-replay.js')).registerMemoryCommand(p) },
+  {
+    name: 'check-gold',
+    description: 'replay gold answers through an evaluator to measure this machine (not a model)',
+    registry: true,
+    register: async (p, r) => (await import('./commands/check-gold.js')).registerCheckGoldCommand(p, r),
+  },
+  {
+    name: 'table',
+    description: 'print a results table (methods × benchmarks) from run folders, with across-seed bootstrap intervals',
+    register: async (p) => (await import('./commands/table.js')).registerTableCommand(p),
+  },
+  {
+    name: 'compare',
+    description:
+      'compare a candidate run with a baseline and exit 1 when a metric got worse by more than the tolerance (0 ok, 1 regression, 2 usage error, unreadable input or mismatched runs)',
+    register: async (p) => (await import('./commands/compare.js')).registerCompareCommand(p),
+  },
+  {
+    name: 'export',
+    description: 'write the outcome matrix (one row per task × epoch × phase) as Parquet, Arrow IPC or CSV',
+    register: async (p) => (await import('./commands/export.js')).registerExportCommand(p),
+  },
+  {
+    name: 'report',
+    description: 'write one self-contained HTML report (curves, forgetting, comparison, memory, cost, manifests)',
+    register: async (p) => (await import('../report/report-cli.js')).registerReportCommand(p),
+  },
+  {
+    name: 'doctor',
+    description: 'check which evaluator backends (local sandbox, containers) work on this machine, and why not',
+    registry: true,
+    register: async (p, r) => (await import('./commands/doctor.js')).registerDoctorCommand(p, r),
+  },
+  {
+    name: 'cleanup',
+    description: 'remove containers left by crashed memrl runs (found by their dev.memrl labels)',
+    register: async (p) => (await import('./commands/cleanup.js')).registerCleanupCommand(p),
+  },
+];
+
+function newProgram(): Command {
+  return new Command('memrl')
     .description('Memory-augmented LLM agents on real benchmarks (MemRL, arXiv 2601.03192) and their baselines')
     .version(memrlVersion(), '-V, --version')
     .exitOverride();
-  registerRunCommand(program);
-  registerConfigCommand(program);
-  registerMemoryCommand(program);
-  registerCheckGoldCommand(program);
-  registerTableCommand(program);
-  registerCompareCommand(program);
-  registerExportCommand(program);
-  registerReportCommand(program);
-  registerDoctorCommand(program);
-  registerCleanupCommand(program);
-  for (const cmd of program.commands) cmd.exitOverride();
+}
+
+/** The program with every command listed (for help); none of them loaded. */
+export function buildProgram(): Command {
+  const program = newProgram();
+  for (const c of COMMANDS) program.command(c.name).description(c.description).allowUnknownOption().helpOption(false);
   return program;
+}
+
+/**
+ * What argv says before commander sees it: the command, and the plug-ins named on the
+ * line or in the memrl.plugins of its config file (read with `parseYaml` when given).
+ */
+export function prescan(args: readonly string[], parseYaml?: (text: string) => unknown): { command: string | undefined; plugins: string[] } {
+  const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && /^--(config|plugin|benchmark)$/.test(args[i - 1] ?? '')));
+  let command = positional[0];
+  if (command === 'help') command = positional[1];
+  const plugins: string[] = [];
+  let configFile: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = inline ?? args[i + 1];
+    if (flag === '--plugin' && value !== undefined) plugins.push(value);
+    if (flag === '--config' && value !== undefined) configFile = value;
+  }
+  // `memrl config <file>` names the file as an argument.
+  if (command === 'config' && !configFile) configFile = positional[1];
+  if (configFile && parseYaml) plugins.push(...pluginsInConfig(configFile, parseYaml));
+  return { command, plugins };
+}
+
+/** memrl.plugins of a config file, read raw: a bad file is reported by the real config load. */
+function pluginsInConfig(file: string, parseYaml: (text: string) => unknown): string[] {
+  if (!existsSync(file)) return [];
+  try {
+    const data = parseYaml(readFileSync(file, 'utf8')) as { memrl?: { plugins?: unknown } } | null;
+    const list = data?.memrl?.plugins;
+    return Array.isArray(list) ? list.filter((p): p is string => typeof p === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Entry point: user errors become one line on stderr and a non-zero exit code, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
-    await program.parseAsync(normalizeSnakeCaseArgs(argv));
+    const args = argv.slice(2);
+    const { command } = prescan(args);
+    const entry = COMMANDS.find((c) => c.name === command);
+    const program = newProgram();
+    let registry: Registry | undefined;
+    if (entry?.registry) {
+      const { builtinRegistry } = await import('../app/registry.js');
+      const { plugins } = prescan(args, (await import('yaml')).parse);
+      registry = builtinRegistry();
+      if (plugins.length) registry = await (await import('../app/plugins.js')).loadPlugins(registry, plugins);
+    }
+    for (const c of COMMANDS) {
+      if (c === entry) await c.register(program, registry as Registry);
+      else program.command(c.name).description(c.description).allowUnknownOption().helpOption(false);
+    }
+    for (const cmd of program.commands) cmd.exitOverride();
+    await program.parseAsync(entry?.name === 'run' ? (await import('./run-flags.js')).normalizeSnakeCaseArgs(argv, registry) : argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version exit 0; commander already printed its message.
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       return;
     }
-    if (err instanceof UserError) {
+    if (err instanceof MemrlError) {
       process.stderr.write(`memrl: ${err.message}\n`);
-      process.exitCode = err.exitCode;
+      process.exitCode = exitCodeOf(err);
       return;
     }
     process.stderr.write(`memrl: ${errorMessage(err)}\n`);
     if (process.env.MEMRL_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.fault;
   }
 }

@@ -36,7 +36,6 @@ export function parseBaseline(value: unknown, file: string): RunData[] {
     const issue = parsed.error.issues[0]!;
     throw new UserError(
       `${file}: not a valid memrl baseline file (${issue.path.join('.') || '(top)'}: ${issue.message}); regenerate it with memrl compare --save-baseline ${file} <run-folder>`,
-      2,
     );
   }
   return parsed.data.runs;
@@ -50,6 +49,6 @@ export function writeBaseline(file: string, runs: RunData[]): void {
   try {
     writeFileAtomic(file, baselineText(runs));
   } catch (err) {
-    throw new UserError(`--save-baseline ${file}: cannot write (${err instanceof Error ? err.message : String(err)})`, 2);
+    throw new UserError(`--save-baseline ${file}: cannot write (${err instanceof Error ? err.message : String(err)})`);
   }
 }

@@ -120,7 +120,7 @@ const EPS = 1e-9;
 export function compareRuns(baseline: LoadedRun[], candidate: LoadedRun[], opts: CompareOptions): Comparison {
   const compat = checkCompatible(baseline, candidate);
   if (compat.mismatches.length > 0 && !opts.force) {
-    throw new UserError(`refusing to compare: ${compat.mismatches.join('; ')}; compare like with like, or pass --force`, 2);
+    throw new UserError(`refusing to compare: ${compat.mismatches.join('; ')}; compare like with like, or pass --force`);
   }
   const basePhases = phases(baseline, opts.phase, 'baseline');
   const candPhases = phases(candidate, opts.phase, 'candidate');
@@ -161,7 +161,7 @@ function phases(runs: LoadedRun[], phase: OutcomePhase, side: string): PhaseData
     const p = r.data.phases[phase];
     if (!p) {
       const hint = phase === 'valid' ? 'run with --run-validation, or compare --phase train' : 'it has no training rows';
-      throw new UserError(`--phase ${phase}: ${side} run ${r.data.id} (${r.source}) has no ${phase} outcomes; ${hint}`, 2);
+      throw new UserError(`--phase ${phase}: ${side} run ${r.data.id} (${r.source}) has no ${phase} outcomes; ${hint}`);
     }
     return p;
   });

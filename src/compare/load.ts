@@ -15,7 +15,7 @@ import { isBaselineJson, parseBaseline } from './baseline-file.js';
 import { runDataFromFolder, runDataFromSummary, type LoadedRun } from './run-data.js';
 
 export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
-  if (paths.length === 0) throw new UserError(`no ${side} given; usage: memrl compare <baseline> <candidate...>`, 2);
+  if (paths.length === 0) throw new UserError(`no ${side} given; usage: memrl compare <baseline> <candidate...>`);
   const out: LoadedRun[] = [];
   const seen = new Set<string>();
   const add = (run: LoadedRun, key: string): void => {
@@ -24,7 +24,7 @@ export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
     out.push(run);
   };
   for (const p of paths) {
-    if (!existsSync(p)) throw new UserError(`${side} ${p}: no such file or folder`, 2);
+    if (!existsSync(p)) throw new UserError(`${side} ${p}: no such file or folder`);
     if (statSync(p).isDirectory()) {
       for (const dir of guard(p, () => findRunFolders([p]))) add(readFolder(dir), dir);
       continue;
@@ -40,7 +40,7 @@ export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
     } else if (isSummaryJson(json)) {
       add({ data: runDataFromSummary(json, basename(dirname(abs))), source: p, kind: 'summary' }, abs);
     } else {
-      throw new UserError(`${side} ${p}: not a memrl run folder, summary.json or baseline file (no metrics.train, no memrlBaseline)`, 2);
+      throw new UserError(`${side} ${p}: not a memrl run folder, summary.json or baseline file (no metrics.train, no memrlBaseline)`);
     }
   }
   return out;
@@ -64,7 +64,7 @@ function guard<T>(path: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof UserError) throw new UserError(err.message, 2);
-    throw new UserError(`${path}: cannot read (${errorMessage(err)})`, 2);
+    if (err instanceof UserError) throw new UserError(err.message);
+    throw new UserError(`${path}: cannot read (${errorMessage(err)})`);
   }
 }

@@ -42,11 +42,11 @@ export const DEFAULT_METRICS = 'last,csr,forgetting';
 export function parseMetricList(text: string): MetricName[] {
   const out: MetricName[] = [];
   const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (parts.length === 0) throw new UserError(`--metric: empty list; give e.g. --metric ${DEFAULT_METRICS}`, 2);
+  if (parts.length === 0) throw new UserError(`--metric: empty list; give e.g. --metric ${DEFAULT_METRICS}`);
   for (const part of parts) {
     const names = ALIASES[part.toLowerCase().replace(/-/g, '_')] ?? ALIASES[part.toLowerCase()];
     if (!names) {
-      throw new UserError(`--metric: unknown metric '${part}'; choose from last, csr, forgetting (= forgetting_flip + forgetting_max), forgetting_flip, forgetting_max, bwt`, 2);
+      throw new UserError(`--metric: unknown metric '${part}'; choose from last, csr, forgetting (= forgetting_flip + forgetting_max), forgetting_flip, forgetting_max, bwt`);
     }
     for (const n of names) if (!out.includes(n)) out.push(n);
   }

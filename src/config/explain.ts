@@ -1,8 +1,8 @@
 /** `memrl config --explain`: every key with its type, default for a benchmark and meaning. */
-import { BENCHMARK_DEFAULTS } from './benchmark-defaults.js';
 import { INERT_KEYS, scopeOf } from './key-notes.js';
-import { ConfigSchema, type Benchmark } from './schema.js';
+import { schemaFor } from './load.js';
 import { descriptionOf, schemaLeaves, typeLabel } from './schema-walk.js';
+import type { ConfigRegistry } from './types.js';
 
 export interface KeyInfo {
   key: string;
@@ -12,25 +12,27 @@ export interface KeyInfo {
   description: string;
   inert: boolean;
   /** Benchmarks that read it; null = all. */
-  scope: readonly Benchmark[] | null;
+  scope: readonly string[] | null;
 }
 
-export function describeKeys(benchmark: Benchmark): KeyInfo[] {
-  const defaults = ConfigSchema.parse(BENCHMARK_DEFAULTS[benchmark]) as Record<string, unknown>;
-  return schemaLeaves(ConfigSchema).map(({ path, schema }) => ({
+export function describeKeys(registry: ConfigRegistry, benchmark: string): KeyInfo[] {
+  const schema = schemaFor(registry);
+  const part = registry.benchmarks.find((b) => b.name === benchmark);
+  const defaults = schema.parse(part?.defaults ?? {}) as Record<string, unknown>;
+  return schemaLeaves(schema).map(({ path, schema: leaf }) => ({
     key: path,
-    type: typeLabel(schema),
+    type: typeLabel(leaf),
     default: path.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], defaults),
-    description: descriptionOf(schema) ?? '',
+    description: descriptionOf(leaf) ?? '',
     inert: path in INERT_KEYS,
-    scope: scopeOf(path),
+    scope: scopeOf(path, registry.benchmarks),
   }));
 }
 
-export function explainText(benchmark: Benchmark): string {
+export function explainText(registry: ConfigRegistry, benchmark: string): string {
   const lines = [`# memrl config keys (defaults shown for ${benchmark}; a YAML file overrides them, flags override the file)`, ''];
   let section = '';
-  for (const info of describeKeys(benchmark)) {
+  for (const info of describeKeys(registry, benchmark)) {
     const top = info.key.includes('.') ? info.key.split('.').slice(0, info.key.startsWith('memrl.') ? 2 : 1).join('.') : '(top level)';
     if (top !== section) {
       section = top;

@@ -13,6 +13,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface InterpolationProblem {
   path: KeyPath;
   message: string;
+  /** unset: a ${VAR} whose variable is not set (only a note while inspecting); malformed: bad syntax. */
+  kind: 'unset' | 'malformed';
 }
 
 const TOKEN = /\$\$\{|\$\{([^{}]*)\}/g;
@@ -43,14 +45,14 @@ function interpolateString(text: string, env: Env, path: KeyPath, problems: Inte
     if (match === '$${') return '${';
     const expr = EXPR.exec(inner ?? '');
     if (!expr) {
-      problems.push({ path, message: `malformed \`${match}\` (expected \${NAME} or \${NAME:-default}; write $\${ for a literal \${)` });
+      problems.push({ path, kind: 'malformed', message: `malformed \`${match}\` (expected \${NAME} or \${NAME:-default}; write $\${ for a literal \${)` });
       return match;
     }
     const [, name, fallback] = expr as unknown as [string, string, string | undefined];
     const set = env[name];
     if (fallback !== undefined) return set === undefined || set === '' ? fallback : set;
     if (set === undefined) {
-      problems.push({ path, message: `environment variable ${name} is not set; export it, or write \${${name}:-default}` });
+      problems.push({ path, kind: 'unset', message: `environment variable ${name} is not set; export it, or write \${${name}:-default}` });
       return '';
     }
     return set;

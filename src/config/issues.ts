@@ -1,10 +1,11 @@
 /** Turning a zod validation failure into one line a user can act on. */
 import type { z } from 'zod';
-import { ConfigSchema } from './schema.js';
 import { objectAt, schemaLeaves, typeLabel } from './schema-walk.js';
 import type { KeyPath } from './yaml-source.js';
 
 export interface IssueContext {
+  /** The schema that was checked (for "did you mean" and expected types). */
+  schema: z.ZodTypeAny;
   /** Message prefix for a key path: "configs/x.yaml:12" or "--temperature". */
   where(path: KeyPath): string;
   /** The value the user wrote at `path` (before coercion), for "got ...". */
@@ -26,12 +27,12 @@ export function formatIssue(issue: z.ZodIssue, ctx: IssueContext): string {
     case 'unrecognized_keys': {
       const name = issue.keys[0]!;
       const full = dotted([...issue.path, name]);
-      const hint = suggestKey(issue.path, name);
+      const hint = suggestKey(ctx.schema, issue.path, name);
       return `${ctx.where([...issue.path, name])}: unknown key \`${full}\`${hint ? ` (${hint})` : ''}`;
     }
     case 'invalid_type': {
       if (issue.received === 'undefined') return `${ctx.where(issue.path)}: \`${key}\` is required`;
-      return `${ctx.where(issue.path)}: \`${key}\` must be ${expectedLabel(expectedAt(issue.path, issue.expected))}, got ${got()}`;
+      return `${ctx.where(issue.path)}: \`${key}\` must be ${expectedLabel(expectedAt(ctx.schema, issue.path, issue.expected))}, got ${got()}`;
     }
     case 'invalid_enum_value': {
       const options = issue.options.map(String);
@@ -64,9 +65,9 @@ export function dotted(path: KeyPath): string {
 }
 
 /** zod says "number" for a non-number even where the field wants an integer. */
-function expectedAt(path: KeyPath, expected: string): string {
+function expectedAt(schema: z.ZodTypeAny, path: KeyPath, expected: string): string {
   if (expected !== 'number') return expected;
-  const parent = objectAt(ConfigSchema, path.slice(0, -1));
+  const parent = objectAt(schema, path.slice(0, -1));
   const field = parent?.shape[String(path[path.length - 1])] as z.ZodTypeAny | undefined;
   return field && typeLabel(field).startsWith('integer') ? 'integer' : expected;
 }
@@ -104,11 +105,11 @@ function plain(value: unknown): string {
 }
 
 /** "did you mean `x`?" for a misspelt key: a sibling first, then the same name in another section. */
-function suggestKey(parent: KeyPath, name: string): string | undefined {
-  const siblings = Object.keys(objectAt(ConfigSchema, parent)?.shape ?? {});
+function suggestKey(schema: z.ZodTypeAny, parent: KeyPath, name: string): string | undefined {
+  const siblings = Object.keys(objectAt(schema, parent)?.shape ?? {});
   const near = closest(name, siblings);
   if (near) return `did you mean \`${dotted([...parent, near])}\`?`;
-  const elsewhere = schemaLeaves(ConfigSchema)
+  const elsewhere = schemaLeaves(schema)
     .map((leaf) => leaf.path)
     .filter((path) => path.split('.').pop() === name);
   if (elsewhere.length) return `it belongs in \`${elsewhere[0]}\``;

@@ -2,7 +2,7 @@
  * Keys that are accepted but do nothing, and keys that only one benchmark reads.
  * `memrl config` prints the ones present in a file so nobody tunes a dead knob.
  */
-import type { Benchmark } from './schema.js';
+import type { BenchmarkConfigPart } from './types.js';
 
 /** Accepted for compatibility with the reference's files; no effect in memrl. */
 export const INERT_KEYS: Readonly<Record<string, string>> = {
@@ -31,43 +31,25 @@ export const INERT_KEYS: Readonly<Record<string, string>> = {
   version: 'a label',
 };
 
-/**
- * Keys read by some benchmarks only (everything not listed is read by all).
- * Matched by exact path or by a `section.` prefix.
- */
-export const KEY_SCOPE: Readonly<Record<string, readonly Benchmark[]>> = {
-  'environment.': ['alfworld'],
-  'experiment.few_shot_path': ['alfworld'],
-  'experiment.max_steps': ['llb', 'alfworld'],
-  'experiment.dataset_ratio': ['hle', 'alfworld'],
-  'experiment.hle_categories': ['hle'],
-  'experiment.hle_category_ratio': ['hle'],
-  'experiment.train_valid_split': ['hle'],
-  'experiment.task': ['llb'],
-  'experiment.split_file': ['llb'],
-  'experiment.valid_file': ['llb'],
-  'experiment.valid_interval': ['llb'],
-  'experiment.llb_use_z_score_normalization': ['llb'],
-  'experiment.llb_q_floor': ['llb'],
-  'experiment.llb_dedup_by_task_id': ['llb'],
-  'experiment.bcb_run_validation': ['bcb'],
-  // The HLE runner fixes the initial Q at 1.0 (success) / 0.0 (failure).
-  'rl_config.q_init_pos': ['bcb', 'llb', 'alfworld'],
-  'rl_config.q_init_neg': ['bcb', 'llb', 'alfworld'],
-  'memrl.bcb.': ['bcb'],
-  'memrl.hle.': ['hle'],
-  'memrl.evaluator.bcb_mode': ['bcb'],
-  'memrl.evaluator.eval_timeout': ['bcb'],
-  'memrl.evaluator.hard_timeout': ['bcb'],
-};
+type ScopePart = Pick<BenchmarkConfigPart, 'name' | 'keys' | 'configSection'>;
 
-/** Benchmarks that read `path`, or null when every benchmark does. */
-export function scopeOf(path: string): readonly Benchmark[] | null {
-  if (KEY_SCOPE[path]) return KEY_SCOPE[path];
-  for (const [key, benches] of Object.entries(KEY_SCOPE)) {
-    if (key.endsWith('.') && path.startsWith(key)) return benches;
-  }
-  return null;
+function matches(pattern: string, path: string): boolean {
+  return pattern === path || (pattern.endsWith('.') && path.startsWith(pattern));
+}
+
+/**
+ * Benchmarks that read `path`, or null when every registered one does. A key is
+ * scoped when some benchmark claims it (its `keys.reads`, or its own memrl.<name>
+ * section): then only the claimants read it. Otherwise everyone reads it except the
+ * benchmarks that list it in `keys.ignores`.
+ */
+export function scopeOf(path: string, parts: readonly ScopePart[]): string[] | null {
+  const claims = (p: ScopePart): boolean =>
+    (p.configSection !== undefined && matches(`memrl.${p.name}.`, path)) || (p.keys?.reads ?? []).some((k) => matches(k, path));
+  const claimants = parts.filter(claims).map((p) => p.name);
+  if (claimants.length) return claimants;
+  const ignoring = new Set(parts.filter((p) => (p.keys?.ignores ?? []).some((k) => matches(k, path))).map((p) => p.name));
+  return ignoring.size ? parts.map((p) => p.name).filter((n) => !ignoring.has(n)) : null;
 }
 
 /** Leaf paths ("a.b.c") of a plain object, in document order. */
@@ -89,7 +71,7 @@ export interface KeyNotes {
   unusedHere: string[];
 }
 
-export function keyNotes(fileData: unknown, benchmark: Benchmark): KeyNotes {
+export function keyNotes(fileData: unknown, benchmark: string, parts: readonly ScopePart[]): KeyNotes {
   const notes: KeyNotes = { inert: [], unusedHere: [] };
   for (const path of leafPaths(fileData)) {
     const reason = INERT_KEYS[path];
@@ -97,7 +79,7 @@ export function keyNotes(fileData: unknown, benchmark: Benchmark): KeyNotes {
       notes.inert.push({ key: path, reason });
       continue;
     }
-    const scope = scopeOf(path);
+    const scope = scopeOf(path, parts);
     if (scope && !scope.includes(benchmark)) notes.unusedHere.push(path);
   }
   return notes;

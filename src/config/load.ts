@@ -6,19 +6,23 @@
  * (after ${ENV} interpolation) < command-line flags. Without a file, the
  * built-in configs/quickstart.yaml is the file: offline simulator + local embedder.
  *
+ * Everything benchmark- or method-specific comes from the registry's config parts,
+ * so a plug-in's defaults, flags and section are loaded exactly like built-in ones.
+ *
  * Errors are UserErrors of one line naming the file and line (or the flag), the
  * key and what to do.
  */
 import { resolve } from 'node:path';
+import type { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import { asset } from '../util/paths.js';
-import { BENCHMARK_DEFAULTS } from './benchmark-defaults.js';
-import { flagOverlay } from './flag-overlay.js';
+import { flagOverlay, type FlagValues } from './flags.js';
 import { interpolateEnv, type Env } from './interpolate.js';
-import { dotted, formatIssues } from './issues.js';
+import { closest, dotted, formatIssues } from './issues.js';
 import { resolveConfig } from './resolve.js';
-import { ConfigSchema, type Benchmark } from './schema.js';
-import type { ResolvedConfig, RunFlags } from './types.js';
+import { runFlagsFor } from './run-flags.js';
+import { buildConfigSchema, type ConfigSchemaType } from './schema.js';
+import type { BenchmarkConfigPart, ConfigRegistry, ResolvedConfig } from './types.js';
 import { objectAt } from './schema-walk.js';
 import { readYamlFile, type KeyPath, type YamlSource } from './yaml-source.js';
 
@@ -40,12 +44,36 @@ export function quickstartPath(): string {
   return asset(...QUICKSTART_CONFIG.split('/'));
 }
 
+const schemas = new WeakMap<ConfigRegistry, ConfigSchemaType>();
+
+/** The config schema of a registry (built once per registry). */
+export function schemaFor(registry: ConfigRegistry): ConfigSchemaType {
+  let schema = schemas.get(registry);
+  if (!schema) {
+    schema = buildConfigSchema(registry);
+    schemas.set(registry, schema);
+  }
+  return schema;
+}
+
+/** A registered benchmark's config part; an unknown name is a one-line error with the nearest name. */
+export function benchmarkPart(registry: ConfigRegistry, name: string): BenchmarkConfigPart {
+  const part = registry.benchmarks.find((b) => b.name === name);
+  if (part) return part;
+  const names = registry.benchmarks.map((b) => b.name);
+  const near = closest(name, names);
+  throw new UserError(`unknown benchmark \`${name}\`${near ? ` (did you mean \`${near}\`?)` : ''}; known: ${names.join(', ')}`, 'unknown_benchmark');
+}
+
 export function loadConfig(
+  registry: ConfigRegistry,
   path: string | undefined,
-  flags: RunFlags,
-  benchmark: Benchmark,
+  flags: FlagValues,
+  benchmark: string,
   options: LoadOptions = {},
 ): ResolvedConfig {
+  const part = benchmarkPart(registry, benchmark);
+  const schema = schemaFor(registry);
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const inspect = options.inspect ?? false;
@@ -59,37 +87,42 @@ export function loadConfig(
   const { value: fileData, problems } = interpolateEnv(source.data, env);
   for (const problem of problems) {
     const message = `${where(problem.path)}: \`${dotted(problem.path)}\`: ${problem.message}`;
-    if (!inspect || !problem.message.startsWith('environment variable')) throw new UserError(message);
+    if (!inspect || problem.kind !== 'unset') throw new UserError(message, 'config_invalid');
     notes.push(message);
   }
 
-  const fileLayer = deepMerge(BENCHMARK_DEFAULTS[benchmark], emptySectionsAsMappings(fileData, []));
-  const fromFile = ConfigSchema.safeParse(fileLayer);
+  const fileLayer = deepMerge(part.defaults ?? {}, emptySectionsAsMappings(schema, fileData, []));
+  const fromFile = schema.safeParse(fileLayer);
   if (!fromFile.success) {
-    throw new UserError(formatIssues(fromFile.error, { where, rawAt: (p) => valueAt(fileData, p) }));
+    throw new UserError(formatIssues(fromFile.error, { schema, where, rawAt: (p) => valueAt(fileData, p) }), 'config_invalid');
   }
 
-  const overlay = flagOverlay(flags, benchmark);
-  const withFlags = ConfigSchema.safeParse(deepMerge(fileLayer, overlay.data));
+  const overlay = flagOverlay(flags, runFlagsFor(part, registry.methods.map((m) => m.name)));
+  const withFlags = schema.safeParse(deepMerge(fileLayer, overlay.data));
   if (!withFlags.success) {
     // The file alone was valid, so the culprit is a flag.
     throw new UserError(
       formatIssues(withFlags.error, {
+        schema,
         where: (p) => overlay.optionFor(p) ?? where(p),
         rawAt: (p) => valueAt(overlay.data, p) ?? valueAt(fileData, p),
       }),
+      'config_invalid',
     );
   }
 
-  return resolveConfig(withFlags.data, {
-    benchmark,
+  return resolveConfig(withFlags.data as ResolvedConfig['config'], {
+    registry,
+    part,
     source: source.label,
+    quickstart: path === undefined,
     flags,
     env,
     cwd,
     inspect,
     fileData,
     where: (p) => overlay.optionFor(p) ?? where(p),
+    setBy: (p) => overlay.optionFor(p),
     notes,
   });
 }
@@ -98,13 +131,13 @@ export function loadConfig(
  * A section whose keys are all commented out (`memrl:` alone) reads as null;
  * treat it as an empty mapping rather than a type error.
  */
-function emptySectionsAsMappings(data: unknown, path: KeyPath): unknown {
+function emptySectionsAsMappings(schema: z.ZodTypeAny, data: unknown, path: KeyPath): unknown {
   if (!isPlainObject(data)) return data;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
     const childPath = [...path, key];
-    if (value === null && objectAt(ConfigSchema, childPath)) continue;
-    out[key] = emptySectionsAsMappings(value, childPath);
+    if (value === null && objectAt(schema, childPath)) continue;
+    out[key] = emptySectionsAsMappings(schema, value, childPath);
   }
   return out;
 }

@@ -7,17 +7,19 @@
  * reference's YAML files load unchanged. Part 2 is the `memrl:` section: settings
  * the reference does not have. Every object is strict: an unknown key is an error.
  *
- * Defaults here are the *last* layer: per-benchmark defaults (benchmark-defaults.ts)
- * sit above them, then the YAML file, then command-line flags.
+ * The schema is composed (buildConfigSchema): each registered benchmark and memory
+ * method may add its own `memrl.<name>` section, and the method names and container
+ * images come from the registries, so a plug-in's keys are checked like built-in ones.
+ *
+ * Defaults here are the *last* layer: a benchmark's defaults sit above them, then the
+ * YAML file, then command-line flags.
  */
 import { z } from 'zod';
 import { bool, int, num } from './coerce.js';
 
-export const BENCHMARKS = ['bcb', 'hle', 'llb', 'alfworld'] as const;
-export type Benchmark = (typeof BENCHMARKS)[number];
-
-export const METHODS = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk'] as const;
-export type Method = (typeof METHODS)[number];
+/** A benchmark's or method's name (the registries hold the known ones). */
+export type Benchmark = string;
+export type Method = string;
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -216,14 +218,43 @@ export const RlSchema = z
 // Part 2: memrl's own settings (not in the reference)
 // ---------------------------------------------------------------------------
 
-export const MemrlSectionSchema = z
-  .object({
-    method: z
-      .enum(METHODS)
+/** Container limits and pull policy when memrl.evaluator.docker does not say. */
+export const DOCKER_DEFAULTS = { memoryMb: 2048, pids: 512, pull: 'missing' } as const;
+
+/** A container image a benchmark runs in: the key under memrl.evaluator.docker.images. */
+export interface ImageSlot {
+  key: string;
+  image: string;
+  description: string;
+  /** `memrl doctor`'s advice when it is missing, beyond building the images. */
+  instead?: string;
+}
+
+/** What a registered benchmark or method adds to the schema. */
+export interface ConfigPart {
+  name: string;
+  /** Its `memrl.<name>` section (a strict zod object with defaults), if it has settings. */
+  configSection?: z.ZodTypeAny;
+}
+
+export interface SchemaParts {
+  benchmarks: readonly (ConfigPart & { images?: readonly ImageSlot[] })[];
+  methods: readonly ConfigPart[];
+}
+
+const RESERVED_SECTIONS = new Set([
+  'method', 'concurrency', 'limit', 'run_validation', 'plugins', 'prompt_dir', 'cache_dir', 'budget', 'prices', 'llm', 'embedding', 'sim', 'evaluator',
+]);
+
+/** memrl's own keys, the same for every benchmark. */
+function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[]) {
+  const methodEnum = methods.length > 0 ? z.enum(methods as [string, ...string[]]) : z.string();
+  return {
+    method: methodEnum
       .nullable()
       .default(null)
       .describe(
-        'none | rag | memp | memrl | reflection | passk. null = derive from the reference keys: baseline_mode passk/reflection → that; algorithm memp or enable_value_driven false → memp (rag if build_strategy is trajectory); else memrl. CLI: --method.',
+        `${methods.join(' | ')}. null = derive from the reference keys: baseline_mode passk/reflection → that; algorithm memp or enable_value_driven false → memp (rag if build_strategy is trajectory); else memrl. CLI: --method.`,
       ),
     concurrency: int((n) => n.min(1))
       .default(4)
@@ -232,6 +263,16 @@ export const MemrlSectionSchema = z
       .nullable()
       .default(null)
       .describe('Use only the first N training tasks and the first N validation tasks; null = all. CLI: --limit.'),
+    run_validation: bool()
+      .nullable()
+      .default(null)
+      .describe(
+        "Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (BCB: experiment.bcb_run_validation; LLB: experiment.valid_interval > 0; others: on). CLI: --run-validation / --no-run-validation.",
+      ),
+    plugins: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('JS/TS modules adding benchmarks or memory methods, loaded before the command runs (paths relative to the working directory). CLI: --plugin.'),
     prompt_dir: z.string().nullable().default(null).describe('Directory of prompt templates overriding the built-in ones (same file names); null = built-in.'),
     cache_dir: z
       .string()
@@ -295,115 +336,74 @@ export const MemrlSectionSchema = z
               .default(null)
               .describe('Container engine address (unix:///path.sock, tcp://host:port); null = DOCKER_HOST, else the usual Docker and Podman sockets. CLI: --docker-host.'),
             images: z
-              .object({
-                bcb: z.string().default('memrl/bcb:latest').describe('BCB test image: python3 with the BigCodeBench libraries (docker/bcb.Dockerfile).'),
-                llb_db: z.string().default('mysql:8').describe('LLB db server image: mysql:8, or memrl/llb-db-mariadb:latest (docker/llb-db-mariadb.Dockerfile).'),
-                llb_os: z.string().default('memrl/llb-os:latest').describe('LLB os task image (docker/llb-os.Dockerfile).'),
-                alfworld: z.string().default('memrl/alfworld:latest').describe('ALFWorld bridge image: python3 with alfworld and its data (docker/alfworld.Dockerfile).'),
-              })
+              .object(Object.fromEntries(images.map((slot) => [slot.key, z.string().default(slot.image).describe(slot.description)])))
               .strict()
               .default({}),
-            memory_mb: int((n) => n.positive()).default(2048).describe('Memory limit of each evaluator container, MiB.'),
-            pids: int((n) => n.positive()).default(512).describe('Process limit of each evaluator container.'),
-            pull: z.enum(['missing', 'never']).default('missing').describe('Pull an image that is not on the engine (missing) or fail at once (never).'),
+            memory_mb: int((n) => n.positive()).default(DOCKER_DEFAULTS.memoryMb).describe('Memory limit of each evaluator container, MiB.'),
+            pids: int((n) => n.positive()).default(DOCKER_DEFAULTS.pids).describe('Process limit of each evaluator container.'),
+            pull: z.enum(['missing', 'never']).default(DOCKER_DEFAULTS.pull).describe('Pull an image that is not on the engine (missing) or fail at once (never).'),
           })
           .strict()
           .default({}),
       })
       .strict()
       .default({}),
-    bcb: z
-      .object({
-        subset: z.enum(['full', 'hard']).default('hard').describe('BCB: full (1140 tasks) or hard (148). CLI: --subset.'),
-        split: z.enum(['instruct', 'complete']).default('instruct').describe('BCB: which prompt the model sees. CLI: --split.'),
-        data_path: z.string().nullable().default(null).describe('BCB: tasks JSONL(.gz); null = the shared BigCodeBench data. CLI: --data-path.'),
-        split_file: z
-          .string()
-          .nullable()
-          .default(null)
-          .describe('BCB: split JSON {train_ids, val_ids}. null = the paper\'s split for the subset (full_seed123 / hard_seed42) unless train_ratio is set; "" or "none" = seeded split. CLI: --split-file.'),
-        train_ratio: num(z.number().gt(0).lt(1))
-          .nullable()
-          .default(null)
-          .describe('BCB: train fraction of the seeded split used when there is no split file; null = 0.7. Setting it selects the seeded split. CLI: --train-ratio.'),
-        memory_budget: int((n) => n.min(0))
-          .nullable()
-          .default(2000)
-          .describe('BCB: character budget of the injected memory context, shared by the injected memories (reference: 2000); null = no limit. CLI: --memory-budget.'),
-      })
-      .strict()
-      .default({}),
-    alfworld: z
-      .object({
-        env: z
-          .enum(['standin', 'alfworld'])
-          .nullable()
-          .default(null)
-          .describe('ALFWorld: standin = the offline household stand-in (labelled household-standin, never ALFWorld); alfworld = the real package through the bridge. null = standin for the built-in quickstart, alfworld for a config file. CLI: --env.'),
-        valid_split: z.enum(['valid_seen', 'valid_unseen']).default('valid_seen').describe('ALFWorld: validation games (valid_seen = in distribution, as the paper). CLI: --split.'),
-        game_file: z.string().nullable().default(null).describe('ALFWorld: play only this game file (a debugging aid); null = the whole train split. CLI: --game-file.'),
-        games_per_type: z
-          .object({
-            train: int((n) => n.min(0)).nullable().default(null),
-            valid_seen: int((n) => n.min(0)).nullable().default(null),
-            valid_unseen: int((n) => n.min(0)).nullable().default(null),
-          })
-          .strict()
-          .default({})
-          .describe('Stand-in only: games generated per task type per split; null = 20 / 4 / 4.'),
-        python: z.string().min(1).default('python3').describe('ALFWorld: Python interpreter that runs the bridge (the one with alfworld installed).'),
-        bridge_timeout: num(z.number().positive()).default(120).describe('ALFWorld: seconds a bridge request may take before the bridge is killed, restarted and the episode recorded as an error.'),
-      })
-      .strict()
-      .default({}),
-    hle: z
-      .object({
-        train_path: z.string().nullable().default(null).describe('HLE: Parquet file of questions (cais/hle schema: id, question, answer, answer_type, category, image). Required: HLE is gated, there is no shared copy. CLI: --train.'),
-        valid_path: z
-          .string()
-          .nullable()
-          .default(null)
-          .describe('HLE: separate validation Parquet file; when set, the train file is used whole and experiment.train_valid_split is ignored. CLI: --valid.'),
-        num_train: int((n) => n.min(1))
-          .nullable()
-          .default(null)
-          .describe('HLE: cap on training questions, taken round-robin across categories (not the first categories only); null = all. CLI: --num-train.'),
-        num_valid: int((n) => n.min(1)).nullable().default(null).describe('HLE: cap on validation questions, round-robin across categories; null = all. CLI: --num-valid.'),
-        judge: z
-          .object({
-            provider: z
-              .enum(['openai', 'sim'])
-              .nullable()
-              .default(null)
-              .describe('HLE judge: openai or sim; null = the same provider as llm.'),
-            api_key: z.string().nullable().default(null).describe('HLE judge API key; null = llm.api_key. Placeholders and ${VAR} work as for llm.api_key.'),
-            base_url: z.string().nullable().default(null).describe('HLE judge endpoint; null = llm.base_url.'),
-            api_version: z.string().nullable().default(null).describe('HLE judge API version (Azure); null = llm.api_version.'),
-            model: z.string().min(1).default('gpt-4o-2024-08-06').describe('HLE judge model (reference: gpt-4o-2024-08-06). CLI: --judge-model.'),
-            temperature: num(z.number().min(0).max(2)).default(0).describe('HLE judge sampling temperature (reference: 0).'),
-            max_tokens: int((n) => n.positive()).nullable().default(4096).describe('HLE judge maximum completion tokens; null = the endpoint default.'),
-          })
-          .strict()
-          .default({}),
-      })
-      .strict()
-      .default({}),
-  })
-  .strict();
+  };
+}
 
-export const ConfigSchema = z
-  .object({
-    llm: LlmSchema.default({}),
-    embedding: EmbeddingSchema.default({}),
-    memory: MemorySchema.default({}),
-    environment: EnvironmentSchema.default({}),
-    experiment: ExperimentSchema.default({}),
-    rl_config: RlSchema.default({}),
-    project_name: z.string().default('memp').describe('Inert: a label.'),
-    version: z.string().default('0.1.0').describe('Inert: a label.'),
-    memrl: MemrlSectionSchema.default({}).describe('memrl\'s own settings (not in the reference).'),
-  })
-  .strict();
+/**
+ * The whole schema for the registered benchmarks and methods. A part's section sits
+ * at `memrl.<name>`; names that collide with memrl's own keys are refused by the registry.
+ */
+export function buildConfigSchema(parts: SchemaParts) {
+  const images = parts.benchmarks.flatMap((b) => b.images ?? []);
+  const sections: Record<string, z.ZodTypeAny> = {};
+  for (const part of [...parts.benchmarks, ...parts.methods]) {
+    if (part.configSection) sections[part.name] = part.configSection.default({});
+  }
+  const memrl = z
+    .object({ ...commonMemrlShape(parts.methods.map((m) => m.name), images), ...sections })
+    .strict();
+  return z
+    .object({
+      llm: LlmSchema.default({}),
+      embedding: EmbeddingSchema.default({}),
+      memory: MemorySchema.default({}),
+      environment: EnvironmentSchema.default({}),
+      experiment: ExperimentSchema.default({}),
+      rl_config: RlSchema.default({}),
+      project_name: z.string().default('memp').describe('Inert: a label.'),
+      version: z.string().default('0.1.0').describe('Inert: a label.'),
+      memrl: memrl.default({}).describe('memrl\'s own settings (not in the reference).'),
+    })
+    .strict();
+}
 
-/** The validated configuration tree (reference sections + memrl section), defaults filled. */
-export type MemrlConfig = z.output<typeof ConfigSchema>;
+/** Names a plug-in section may not take: memrl's own keys. */
+export function isReservedSection(name: string): boolean {
+  return RESERVED_SECTIONS.has(name);
+}
+
+type CommonMemrl = z.output<z.ZodObject<ReturnType<typeof commonMemrlShape>>>;
+type ReferencePart = Omit<z.output<ReturnType<typeof buildConfigSchema>>, 'memrl'>;
+
+/**
+ * The validated configuration tree (reference sections + memrl section), defaults
+ * filled. A benchmark's or method's own section is `memrl.<name>`; read it with sectionOf.
+ */
+export type MemrlConfig = ReferencePart & {
+  memrl: Omit<CommonMemrl, 'method' | 'evaluator'> & {
+    method: string | null;
+    evaluator: Omit<CommonMemrl['evaluator'], 'docker'> & {
+      docker: Omit<CommonMemrl['evaluator']['docker'], 'images'> & { images: Record<string, string> };
+    };
+  } & { [section: string]: unknown };
+};
+
+/** A part's own `memrl.<name>` section, as its zod schema produced it. */
+export function sectionOf<S>(tree: MemrlConfig, name: string): S {
+  return tree.memrl[name] as S;
+}
+
+/** The zod schema type of a composed config (for code that walks it). */
+export type ConfigSchemaType = ReturnType<typeof buildConfigSchema>;

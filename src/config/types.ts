@@ -1,63 +1,12 @@
-/** What the rest of memrl consumes: parsed CLI flags in, ResolvedConfig out. */
-import type { BuildStrategy, MemoryParams } from '../memory/types.js';
-import type { Benchmark, MemrlConfig, Method } from './schema.js';
-
-/** Command-line overrides (camelCase, already type-checked by the CLI). Unset = not given. */
-export interface RunFlags {
-  config?: string;
-  subset?: 'full' | 'hard';
-  split?: 'instruct' | 'complete';
-  epochs?: number;
-  splitFile?: string;
-  dataPath?: string;
-  retrieveThreshold?: number;
-  retrieveK?: number;
-  memoryBudget?: number;
-  evalTimeout?: number;
-  untrustedHardTimeout?: number;
-  outputDir?: string;
-  temperature?: number;
-  maxTokens?: number;
-  trainRatio?: number;
-  seed?: number;
-  method?: Method;
-  concurrency?: number;
-  limit?: number;
-  runValidation?: boolean;
-  resume?: string;
-  evaluator?: 'local' | 'docker';
-  dockerHost?: string;
-  bcbMode?: 'reference' | 'calibrated';
-  batchSize?: number;
-  /** HLE: Parquet file(s), filters and the judge model. */
-  train?: string;
-  valid?: string;
-  categories?: string[];
-  categoryRatio?: number;
-  datasetRatio?: number;
-  trainValidSplit?: number;
-  numTrain?: number;
-  numValid?: number;
-  judgeModel?: string;
-  /** ALFWorld: environment, validation split, single game, env YAML. */
-  alfworldEnv?: 'standin' | 'alfworld';
-  alfworldSplit?: 'valid_seen' | 'valid_unseen';
-  gameFile?: string;
-  envConfig?: string;
-  /** LLB: task family, train / validation data files, turns per episode. */
-  llbTask?: 'db' | 'os';
-  llbSplitFile?: string;
-  llbValidFile?: string;
-  maxSteps?: number;
-  /** Shared response cache directory (--cache, memrl.cache_dir); named after the flag, as commander names it. */
-  cache?: string;
-  /** Spending limits (memrl.budget.usd / tokens) and the price table (memrl.prices). */
-  budgetUsd?: number;
-  budgetTokens?: number;
-  prices?: string;
-  /** Re-run a recorded run from its cache, offline (not a config key). */
-  replay?: string;
-}
+/**
+ * What the rest of memrl consumes: flag values and a YAML file in, ResolvedConfig out,
+ * and what a benchmark or memory method contributes to that resolution (its config part).
+ */
+import type { BuildStrategy, MemoryMethod, MemoryParams } from '../memory/types.js';
+import type { Env } from './interpolate.js';
+import type { FlagDef, FlagValues } from './flags.js';
+import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method } from './schema.js';
+import type { KeyPath } from './yaml-source.js';
 
 export interface LlmSettings {
   provider: 'openai' | 'sim';
@@ -132,71 +81,14 @@ export interface EvaluatorSettings {
 export interface DockerSettings {
   /** Engine address, or null for DOCKER_HOST / the usual sockets. */
   host: string | null;
-  images: { bcb: string; llbDb: string; llbOs: string; alfworld: string };
+  /** Image per slot key of memrl.evaluator.docker.images (bcb, llb_db, llb_os, alfworld, and plug-ins'). */
+  images: Record<string, string>;
   memoryMb: number;
   pids: number;
   pull: 'missing' | 'never';
 }
 
-export interface BcbSettings {
-  subset: 'full' | 'hard';
-  split: 'instruct' | 'complete';
-  /** Absolute path, or null for the shared BigCodeBench data. */
-  dataPath: string | null;
-  /** Absolute split JSON, or null for a seeded split with trainRatio. */
-  splitFile: string | null;
-  trainRatio: number;
-  /** Character budget of the injected memory context; null = unlimited. */
-  memoryBudget: number | null;
-}
-
-/** The judge is a chat model of its own, configured like `llm`. */
-export type HleJudgeSettings = Pick<LlmSettings, 'provider' | 'model' | 'apiKey' | 'baseUrl' | 'apiVersion' | 'temperature' | 'maxTokens'>;
-
-export interface HleSettings {
-  /** Absolute path of the questions Parquet file, or null when not given. */
-  trainPath: string | null;
-  /** Absolute path of a separate validation file, or null (split the train file). */
-  validPath: string | null;
-  /** Category names to keep; null = all. */
-  categories: string[] | null;
-  /** Per-category sampling ratio (experiment.hle_category_ratio); 1 = all. */
-  categoryRatio: number;
-  /** experiment.dataset_ratio. */
-  datasetRatio: number;
-  /** experiment.train_valid_split: per-category train fraction. */
-  trainValidSplit: number;
-  numTrain: number | null;
-  numValid: number | null;
-  judge: HleJudgeSettings;
-}
-
-export interface AlfworldSettings {
-  env: 'standin' | 'alfworld';
-  /** Why this env (a key, a flag, or the quickstart default). */
-  envReason: string;
-  validSplit: 'valid_seen' | 'valid_unseen';
-  /** Absolute path of ALFWorld's environment YAML (environment.alfworld_config_path). */
-  envConfigPath: string;
-  envType: string;
-  /** Absolute path of the few-shot examples file. */
-  fewShotPath: string;
-  gameFile: string | null;
-  gamesPerType: { train?: number; valid_seen?: number; valid_unseen?: number };
-  datasetRatio: number;
-  python: string;
-  bridgeTimeoutS: number;
-}
-
-export interface LlbSettings {
-  task: 'db' | 'os';
-  /** Absolute path of the training data file (experiment.split_file, else the shared train file of `task`). */
-  splitFile: string;
-  /** Absolute path of the validation data file (experiment.valid_file, else the shared val file of `task`). */
-  validFile: string;
-}
-
-export interface ResolvedConfig {
+export interface ResolvedConfig<S = unknown> {
   benchmark: Benchmark;
   /** The config file as named by the user, or 'built-in quickstart (<path>)'. */
   source: string;
@@ -211,10 +103,10 @@ export interface ResolvedConfig {
   buildStrategy: BuildStrategy;
   run: RunSettings;
   evaluator: EvaluatorSettings;
-  bcb: BcbSettings;
-  hle: HleSettings;
-  alfworld: AlfworldSettings;
-  llb: LlbSettings;
+  /** The benchmark's own settings, as its module resolved them. */
+  bench: S;
+  /** A second model that scores answers (HLE's judge), if the benchmark has one. */
+  judge: LlmSettings | null;
   /** The full validated tree (defaults < benchmark defaults < YAML < flags). Holds secrets: redact before printing. */
   config: MemrlConfig;
   /** Human notes about the resolution (placeholders replaced, simulator in use, ...). */
@@ -224,3 +116,81 @@ export interface ResolvedConfig {
   /** Keys the file sets that this benchmark does not read. */
   unreadKeys: string[];
 }
+
+/** A nested defaults layer in the config file's shape: { llm: {...}, experiment: {...} }. */
+export type ConfigLayer = Record<string, Record<string, unknown>>;
+
+/** What a benchmark's settings resolver may use besides the validated tree. */
+export interface SettingsContext {
+  benchmark: Benchmark;
+  /** The config file as named, or 'built-in quickstart (...)'. */
+  source: string;
+  /** True when no --config was given (the built-in quickstart). */
+  quickstart: boolean;
+  env: Env;
+  cwd: string;
+  /** true: report missing credentials as notes instead of failing (memrl config). */
+  inspect: boolean;
+  /** The resolved agent model settings (a judge defaults to them). */
+  llm: LlmSettings;
+  seed: number;
+  /** Message prefix for a key: file:line, or the flag that set it. */
+  where(path: KeyPath): string;
+  /** The flag that set `path`, if one did. */
+  setBy(path: KeyPath): string | undefined;
+  /** Adds a note shown by `memrl config` and the run banner. */
+  note(text: string): void;
+}
+
+/**
+ * What a benchmark contributes to configuration: its defaults, its flags and section,
+ * the reference keys only it reads, and how its settings come out of the tree.
+ * (The full benchmark contract, src/core/benchmark.ts, extends this.)
+ */
+export interface BenchmarkConfigPart<S = unknown> extends ConfigPart {
+  /** Shown in tables, reports and help, e.g. 'BigCodeBench'. */
+  displayName: string;
+  /** Per-benchmark defaults over the schema's: the reference's YAML and runner values for it. */
+  defaults?: ConfigLayer;
+  /** Its own flags, beyond the common run flags. */
+  flags?: readonly FlagDef[];
+  /** Takes --evaluator / --docker-host (it has a container backend). */
+  evaluatorFlags?: boolean;
+  /** Help text of common flags, reworded for this benchmark (placeholders {a.b} take its defaults). */
+  flagHelp?: Readonly<Record<string, string>>;
+  /**
+   * Config keys only some benchmarks read: `reads` lists reference keys (exact, or a
+   * `section.` prefix) this one reads and the others do not; `ignores` lists keys
+   * everyone else reads but it does not. Its own memrl.<name> section is implied.
+   */
+  keys?: { reads?: readonly string[]; ignores?: readonly string[] };
+  /** Container images it runs in (slots of memrl.evaluator.docker.images). */
+  images?: readonly ImageSlot[];
+  /** Its settings from the validated tree; throws a UserError naming the key at fault. */
+  resolve(tree: MemrlConfig, ctx: SettingsContext): S;
+  /** Benchmark-specific rules on the engine parameters (e.g. HLE's fixed initial Q). */
+  memoryParams?(params: MemoryParams, tree: MemrlConfig): MemoryParams;
+  /** Whether validation runs when memrl.run_validation is null (default: yes). */
+  runValidation?(tree: MemrlConfig): boolean;
+  /** Validate every N epochs (default 1). */
+  validInterval?(tree: MemrlConfig): number;
+  /** Settings of a second, scoring model (a judge), if it has one. */
+  judge?(settings: S): LlmSettings | null;
+}
+
+/** What a memory method contributes to configuration (src/core/method.ts extends this). */
+export interface MethodConfigPart extends ConfigPart {
+  displayName: string;
+  /** The engine behaviour its memory parameters carry; 'none' (default): the engine is not used for retrieval. */
+  engine?: MemoryMethod;
+  /** A build strategy it always uses, whatever memory.build_strategy says (rag: trajectory). */
+  buildStrategy?: BuildStrategy;
+}
+
+/** The registered benchmarks and methods, as configuration sees them. */
+export interface ConfigRegistry {
+  benchmarks: readonly BenchmarkConfigPart[];
+  methods: readonly MethodConfigPart[];
+}
+
+export type { FlagValues };

@@ -11,6 +11,7 @@ import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { describeError, type Engine } from './engine.js';
 import { containerLabels, type ContainerRole } from './labels.js';
+import { HarnessError } from '../util/errors.js';
 
 export interface BoxSpec {
   image: string;
@@ -59,9 +60,9 @@ export interface ExecResult {
 }
 
 /** The container went away under us (killed from outside, engine restarted). */
-export class ContainerGoneError extends Error {
+export class ContainerGoneError extends HarnessError {
   constructor(id: string, detail: string) {
-    super(`container ${id.slice(0, 12)} is gone (${detail}); it was killed from outside or the engine restarted`);
+    super(`container ${id.slice(0, 12)} is gone (${detail}); it was killed from outside or the engine restarted`, 'container_gone');
     this.name = 'ContainerGoneError';
   }
 }

@@ -6,6 +6,9 @@
 import { existsSync } from 'node:fs';
 import Docker from 'dockerode';
 import { UserError } from '../util/errors.js';
+import { describeError } from './errors.js';
+
+export { describeError };
 
 /** Sockets tried in order when neither the config nor DOCKER_HOST names one. */
 export const DEFAULT_SOCKETS = ['/var/run/docker.sock', '/run/podman/podman.sock', `/run/user/${process.getuid?.() ?? 0}/podman/podman.sock`];
@@ -92,17 +95,6 @@ async function connect(addr: EngineAddress): Promise<{ engine: Engine; info: Eng
     engine: { docker, address: addr.label },
     info: { address: addr.label, name: component?.Name ?? 'Docker Engine', version: v.Version, apiVersion: v.ApiVersion },
   };
-}
-
-/** A short reason from a dockerode / socket error. */
-export function describeError(err: unknown): string {
-  const e = err as { code?: string; statusCode?: number; json?: { message?: string }; reason?: string; message?: string };
-  if (e?.json?.message) return e.json.message;
-  if (e?.code === 'ENOENT') return 'no such socket';
-  if (e?.code === 'ECONNREFUSED') return 'connection refused';
-  if (e?.code === 'EACCES') return 'permission denied on the socket';
-  const msg = String(e?.message ?? err);
-  return msg.split('\n')[0]!.replace(/^\(HTTP code \d+\) /, '');
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -10,7 +10,8 @@ export const LABEL_RUN = 'dev.memrl.run';
 export const LABEL_PID = 'dev.memrl.pid';
 export const LABEL_HOST = 'dev.memrl.host';
 
-export type ContainerRole = 'bcb' | 'llb-db' | 'llb-os' | 'alfworld' | 'probe';
+/** What a container is for: a benchmark's part (e.g. 'bcb', 'llb-db') or 'probe' (doctor). Free text, so a plug-in names its own. */
+export type ContainerRole = string;
 
 /** The run these containers belong to; set once by the run executor. */
 let currentRun = 'none';

@@ -3,19 +3,21 @@
  * it names the provider and what went wrong, and never carries the API key.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { MemrlError } from '../util/errors.js';
 import { redactSecrets } from './redact.js';
 
-export type ProviderErrorKind = 'api' | 'timeout' | 'connection' | 'aborted' | 'empty' | 'bad_response';
+export type ProviderErrorReason = 'api' | 'timeout' | 'connection' | 'aborted' | 'empty' | 'bad_response';
 
-export class ProviderError extends Error {
+/** A model endpoint failed (fault kind `model`); `reason` says how, `code` is `provider_<reason>`. */
+export class ProviderError extends MemrlError {
   constructor(
     message: string,
     readonly provider: string,
-    readonly kind: ProviderErrorKind,
+    readonly reason: ProviderErrorReason,
     /** HTTP status when the server answered with an error. */
     readonly status?: number,
   ) {
-    super(message);
+    super('model', `provider_${reason}`, message);
     this.name = 'ProviderError';
   }
 }

@@ -29,7 +29,7 @@ export class MeteredChatModel implements ChatModel {
     try {
       res = await this.inner.chat(req, signal);
     } catch (err) {
-      if (err instanceof ProviderError && err.kind === 'api' && err.status !== undefined && FATAL_STATUSES.has(err.status)) {
+      if (err instanceof ProviderError && err.reason === 'api' && err.status !== undefined && FATAL_STATUSES.has(err.status)) {
         this.fatal ??= err;
       }
       // A replay that lacks a reply cannot produce the recorded run: stop rather than record an error row.

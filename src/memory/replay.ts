@@ -111,7 +111,7 @@ export function replayOps(lines: readonly string[], file = '<ops>'): string[] {
   lines.forEach((raw, i) => {
     const lineNo = i + 1;
     const fail = (msg: string): never => {
-      throw new UserError(`${file}:${lineNo}: ${msg}`);
+      throw new UserError(`${file}:${lineNo}: ${msg}`, 'replay_op_invalid');
     };
     const text = raw.trim();
     if (text === '') return;
@@ -172,7 +172,8 @@ export function replayOps(lines: readonly string[], file = '<ops>'): string[] {
         }
       }
     } catch (err) {
-      if (err instanceof UserError && err.message.startsWith(`${file}:`)) throw err;
+      // Already located (file:line); anything else (e.g. the engine refusing an op) gets the line here.
+      if (err instanceof UserError && err.code === 'replay_op_invalid') throw err;
       fail(errorMessage(err));
     }
   });

@@ -6,22 +6,13 @@
  * below (resume, `memrl report`, Arrow export).
  */
 import { z } from 'zod';
-import type { OutcomeStatus } from '../bench/types.js';
 
-export const OUTCOME_STATUSES = [
-  'pass',
-  'fail',
-  'timeout',
-  'syntax_error',
-  'runtime_error',
-  'error',
-  'skipped',
-] as const satisfies readonly OutcomeStatus[];
-
-// Fails to compile if bench/types.ts gains a status this list does not have.
-type MissingStatus = Exclude<OutcomeStatus, (typeof OUTCOME_STATUSES)[number]>;
-const _allStatusesListed: [MissingStatus] extends [never] ? true : never = true;
-void _allStatusesListed;
+/**
+ * How an episode ended. 'error': the harness, the endpoint or the task failed (not the
+ * model's answer), counted in errors_t; 'skipped': not run.
+ */
+export const OUTCOME_STATUSES = ['pass', 'fail', 'timeout', 'syntax_error', 'runtime_error', 'error', 'skipped'] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 export const OUTCOME_PHASES = ['train', 'valid'] as const;
 export type OutcomePhase = (typeof OUTCOME_PHASES)[number];

@@ -1,35 +1,31 @@
 /**
- * Display names and the paper's ordering of methods and benchmarks in tables.
+ * Display names and the paper's ordering of methods and benchmarks in tables. Names
+ * come from the registered modules, else from the run folders themselves (a plug-in's
+ * run records its display names in run.json, so tables need not load the plug-in).
  * Unknown ids keep their own spelling and sort after the known ones.
  */
+import { BUILTIN_BENCHMARKS } from '../bench/registry.js';
+import { BUILTIN_METHODS } from '../methods/registry.js';
 
-const METHOD_NAMES: Record<string, string> = {
-  none: 'No memory',
-  rag: 'RAG',
-  memp: 'MemP',
-  memrl: 'MemRL',
-  reflection: 'Reflection',
-  passk: 'Pass@k',
-  'pass@k': 'Pass@k',
-  selfrag: 'Self-RAG',
-  'self-rag': 'Self-RAG',
-};
+/** Spellings the paper's table (data/paper-results.json) uses for the same methods. */
+const METHOD_ALIASES: Record<string, string> = { 'pass@k': 'Pass@k', selfrag: 'Self-RAG', 'self-rag': 'Self-RAG' };
 const METHOD_ORDER = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk', 'pass@k', 'selfrag', 'self-rag'];
-
-const BENCHMARK_NAMES: Record<string, string> = {
-  hle: 'HLE',
-  bcb: 'BigCodeBench',
-  alfworld: 'ALFWorld',
-  llb: 'LLB',
-};
 const BENCHMARK_ORDER = ['hle', 'bcb', 'alfworld', 'llb'];
 
+const recorded = { benchmarks: new Map<string, string>(), methods: new Map<string, string>() };
+
+/** Display names a run folder recorded (run.json benchmarkName / methodName). */
+export function rememberNames(manifest: Record<string, unknown>): void {
+  if (typeof manifest.benchmark === 'string' && typeof manifest.benchmarkName === 'string') recorded.benchmarks.set(manifest.benchmark, manifest.benchmarkName);
+  if (typeof manifest.method === 'string' && typeof manifest.methodName === 'string') recorded.methods.set(manifest.method, manifest.methodName);
+}
+
 export function methodName(id: string): string {
-  return METHOD_NAMES[id] ?? id;
+  return BUILTIN_METHODS.find((m) => m.name === id)?.displayName ?? METHOD_ALIASES[id] ?? recorded.methods.get(id) ?? id;
 }
 
 export function benchmarkName(id: string): string {
-  return BENCHMARK_NAMES[id] ?? id;
+  return BUILTIN_BENCHMARKS.find((b) => b.name === id)?.displayName ?? recorded.benchmarks.get(id) ?? id;
 }
 
 function byOrder(order: readonly string[]): (a: string, b: string) => number {

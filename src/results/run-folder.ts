@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { describeSchemaError, RunManifestSchema, RunSummaryFileSchema } from '../core/run-files.js';
 import type { OutcomeRow } from '../metrics/outcome-row.js';
 import { readOutcomeRows } from '../metrics/outcome-store.js';
 import { summarize, type RunSummary } from '../metrics/summary.js';
@@ -51,10 +52,10 @@ export function readRunFolder(dirIn: string): RunFolder {
   if (!existsSync(join(dir, 'run.json'))) {
     throw new UserError(`${dirIn}: not a memrl run folder (no run.json); point at a folder under results/<benchmark>/`);
   }
-  const manifest = readJson(join(dir, 'run.json'));
+  const manifest = parseWith(RunManifestSchema, join(dir, 'run.json'));
   if (!existsSync(join(dir, 'outcomes.jsonl'))) throw new UserError(`${dirIn}: run folder has no outcomes.jsonl (the run never started an episode)`);
   const { rows } = readOutcomeRows(join(dir, 'outcomes.jsonl'));
-  const summary = existsSync(join(dir, 'summary.json')) ? readJson(join(dir, 'summary.json')) : null;
+  const summary = existsSync(join(dir, 'summary.json')) ? parseWith(RunSummaryFileSchema, join(dir, 'summary.json')) : null;
   const trainTaskIds = stringArray(manifest.trainTaskIds);
   const validTaskIds = stringArray(manifest.validTaskIds);
   const hasValid = rows.some((r) => r.phase === 'valid');
@@ -82,6 +83,13 @@ export function readRunFolder(dirIn: string): RunFolder {
     trainTaskIds,
     validTaskIds,
   };
+}
+
+/** A run file read through its schema (shared with the writers): a field of the wrong type is one line naming it. */
+function parseWith<S extends typeof RunManifestSchema | typeof RunSummaryFileSchema>(schema: S, path: string): Record<string, unknown> {
+  const parsed = schema.safeParse(readJson(path));
+  if (!parsed.success) throw new UserError(`${describeSchemaError(path, parsed.error)}; this run folder was not written by memrl, or was edited`, 'run_file_invalid');
+  return parsed.data as Record<string, unknown>;
 }
 
 function stringArray(v: unknown): string[] {

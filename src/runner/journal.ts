@@ -4,7 +4,8 @@
  *
  * Each finished episode is appended (one write, then fdatasync) the moment it finishes,
  * with everything the batch barrier needs to commit it: its outcome row (transcript
- * included), the Q-update targets, the new memory's text, and its own token usage.
+ * included), what the memory method learned from it (for the built-in methods: the
+ * Q-update targets and the new memory's text), and its own token usage.
  * Each committed barrier appends its commit time. At an epoch checkpoint the journal is
  * emptied. On --resume the runner restores the epoch checkpoint and replays the epoch's
  * batches from here: finished episodes are taken as recorded, unfinished ones run.
@@ -14,19 +15,12 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
+import type { Experience } from '../core/method.js';
+import type { OutcomePhase, OutcomeRow } from '../core/outcome.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
-import type { NewMemory } from '../memory/types.js';
-import type { OutcomePhase, OutcomeRow } from '../metrics/outcome-row.js';
 import { fsyncDir, writeFileAtomic } from '../util/fs.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
-
-/** An episode's contribution to the barrier commit (its new memory without the key embedding, which is recomputed). */
-export interface StoredResult {
-  injectedIds: string[];
-  success: boolean;
-  newMemory?: Omit<NewMemory, 'keyEmbedding'>;
-}
 
 export interface JournalEpisode {
   kind: 'episode';
@@ -35,7 +29,8 @@ export interface JournalEpisode {
   taskIndex: number;
   taskId: string;
   row: OutcomeRow;
-  result?: StoredResult;
+  /** The method's Experience for the barrier (plain JSON). */
+  result?: Experience;
   /** This episode's model calls (agent, judge, memory writing). */
   usage: LedgerSnapshot;
 }

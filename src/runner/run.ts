@@ -1,49 +1,51 @@
 /**
  * The runner: the only place that knows epochs, batches, barriers, checkpoints and resume.
+ * It knows no benchmark and no memory method by name: the Benchmark runs episodes, the
+ * method instance retrieves, learns and commits, and reporters write every output.
  *
- * One epoch = a train phase over the whole train set in fixed order, in batches. All
- * tasks of a batch retrieve from the memory as it was before the batch (retrievals are
- * drawn in task order, so epsilon draws do not depend on concurrency); episodes run
- * concurrently; at the barrier the batch's Q updates and new memories are committed in
- * task order. Then an optional validation phase reads memory and never writes it.
- * At every epoch end the whole learning state is checkpointed atomically.
+ * One epoch = a train phase over the method's training tasks in fixed order, in batches.
+ * All tasks of a batch retrieve from the memory as it was before the batch (retrievals
+ * are drawn in task order, so exploration does not depend on concurrency); episodes run
+ * concurrently; at the barrier the method commits the batch's experiences in task order.
+ * Then an optional validation phase reads memory and never writes it. At every epoch end
+ * the whole learning state is checkpointed atomically.
  *
  * Crash safety: every finished episode goes to the journal (journal.ts) at once, with
  * what its barrier commit needs. --resume restores the epoch checkpoint and replays the
  * epoch batch by batch: retrievals are recomputed (same memory, same RNG stream), an
- * episode found in the journal with the same selection is taken as recorded, the rest
+ * episode found in the journal with the same retrieval is taken as recorded, the rest
  * run; barriers commit as before. So the resumed run passes through exactly the states
  * of an uninterrupted one, and no episode is lost or counted twice.
  */
 import type { Logger } from 'pino';
-import type { Benchmark, InjectedMemory, Outcome, TaskBase } from '../bench/types.js';
+import type { Benchmark, InjectedMemory, TaskBase } from '../core/benchmark.js';
+import type { Experience, MethodInstance, MethodModule, Retrieval, RetrievalFields } from '../core/method.js';
+import { parseOutcomeRow, type Outcome, type OutcomePhase, type OutcomeRow } from '../core/outcome.js';
+import type { Reporter, ReporterMap, RunInfo, Trace } from '../core/reporter.js';
 import type { Embedder } from '../embed/types.js';
-import type { ChatModel, Phase } from '../llm/types.js';
-import { LEDGER_ROLES, UsageLedger, type LedgerSnapshot } from '../llm/ledger.js';
-import type { SimPlayer } from '../llm/sim/model.js';
-import { MemoryEngine } from '../memory/engine.js';
-import { MemoryWriter } from '../memory/writer.js';
-import type { BuildStrategy, EpisodeResult, MemoryMethod, MemoryParams, Selection } from '../memory/types.js';
-import type { OutcomePhase, OutcomeRow } from '../metrics/outcome-row.js';
-import { Rng } from '../util/rng.js';
-import { UserError, errorMessage } from '../util/errors.js';
-import { MeteredChatModel } from '../llm/metered.js';
 import { ReplayMissError } from '../llm/cache.js';
-import { chunk, mapPool } from './pool.js';
-import { Progress } from './progress.js';
-import { RunFiles } from './run-files.js';
-import { JOURNAL_FILE, Journal, type StoredResult } from './journal.js';
-
-/**
- * Memory methods (none, rag, memp, memrl) go through the engine. passk and reflection
- * are runner modes without the engine: each epoch retries only the tasks not solved
- * yet; reflection also shows a task its own previous attempt and a reflection on it.
- */
-export type RunMethod = 'none' | 'rag' | 'memp' | 'memrl' | 'passk' | 'reflection';
+import { LEDGER_ROLES, UsageLedger, type LedgerSnapshot } from '../llm/ledger.js';
+import { MeteredChatModel } from '../llm/metered.js';
+import type { SimPlayer } from '../llm/sim/model.js';
+import type { ChatModel, Phase } from '../llm/types.js';
+import type { BuildStrategy, MemoryParams } from '../memory/types.js';
+import { summarize, type RunSummary } from '../metrics/summary.js';
+import type { TagFamily } from '../metrics/tensorboard/tags.js';
+import { BUILTIN_METHODS } from '../methods/registry.js';
+import { MemrlError, UserError, errorMessage } from '../util/errors.js';
+import { chunk, mapPool } from '../util/pool.js';
+import { Rng } from '../util/rng.js';
+import { faultOutcome } from './episode-outcome.js';
+import { JOURNAL_FILE, Journal } from './journal.js';
+import { fileReporters } from './reporters/index.js';
+import { RunFolder } from './run-folder.js';
 
 export interface RunPlan<T extends TaskBase = TaskBase> {
   benchmark: Benchmark<T>;
-  method: RunMethod;
+  /** The memory method (a built-in may be named). */
+  method: MethodModule | string;
+  /** Its memrl.<name> section, if it has one. */
+  methodSettings?: unknown;
   memoryParams: MemoryParams;
   buildStrategy: BuildStrategy;
   epochs: number;
@@ -66,24 +68,14 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   resume: boolean;
   /** Redacted resolved config and other facts for run.json. */
   manifest: Record<string, unknown>;
+  /** The reference TensorBoard tag set (the benchmark module's); default: from the benchmark's name. */
+  tagFamily?: TagFamily;
+  /** Every output; default: the run folder's files (fileReporters). */
+  reporters?: ReporterMap;
   log: Logger;
-  progress: boolean;
   signal?: AbortSignal;
-  /** Called once the tasks are loaded, before the first episode. */
-  onStart?: (info: { train: number; valid: number; split: string }) => void;
-  /** Called after each completed epoch (the CLI prints a line). */
-  onEpoch?: (e: EpochReport) => void;
   /** Injectable clock (tests); defaults to Date.now. */
   now?: () => number;
-}
-
-export interface EpochReport {
-  epoch: number;
-  epochs: number;
-  acc: number | null;
-  csr: number | null;
-  validAcc: number | null;
-  memories: number;
 }
 
 export interface RunResult {
@@ -100,15 +92,38 @@ interface IndexedTask<T> {
 
 interface EpisodeRecord {
   row: OutcomeRow;
-  result?: EpisodeResult;
+  experience?: Experience;
+}
+
+/** A fatal provider refusal (bad key, unknown model): every later call would fail the same way. */
+export class FatalModelError extends MemrlError {
+  constructor(message: string) {
+    super('model', 'provider_fatal', message);
+    this.name = 'FatalModelError';
+  }
 }
 
 export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promise<RunResult> {
+  const reporters = plan.reporters ?? fileReporters(plan.runDir);
+  const emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>): void => {
+    for (const r of reporters.values()) (r[hook] as ((...a: unknown[]) => void) | undefined)?.call(r, ...args);
+  };
+  try {
+    return await schedule(plan, emit);
+  } finally {
+    for (const r of reporters.values()) r.close?.();
+  }
+}
+
+type Emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => void;
+
+async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
   const now = plan.now ?? Date.now;
   const log = plan.log;
   const bench = plan.benchmark;
+  const methodModule = typeof plan.method === 'string' ? builtinMethod(plan.method) : plan.method;
   const loaded = await bench.load();
-  if (loaded.train.length === 0) throw new Error(`${bench.name}: the train set is empty (check --limit, --subset and the split file)`);
+  if (loaded.train.length === 0) throw new UserError(`${bench.name}: the train set is empty (check --limit, --subset and the split file)`, 'empty_train_set');
 
   const ledger = plan.ledger ?? new UsageLedger();
   // Each running episode's own calls (agent, judge, memory writer), so its journal entry carries its usage.
@@ -125,35 +140,41 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
   const player = bench.simPlayer([...loaded.train, ...loaded.valid]);
   const model = new MeteredChatModel(tapUsage(plan.createModel(player)), ledger, log);
   const judge = plan.createJudgeModel ? new MeteredChatModel(tapUsage(plan.createJudgeModel(player)), ledger, log) : undefined;
-  const files = new RunFiles(plan.runDir, bench.name);
-  plan.onStart?.({ train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
-  const retriesOnly = plan.method === 'passk' || plan.method === 'reflection';
-  const engineMethod = retriesOnly ? 'none' : (plan.method as MemoryMethod);
-  const usesMemory = engineMethod !== 'none';
+  const folder = new RunFolder(plan.runDir);
+  emit('onTasksLoaded', { train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
 
   // Resume: restore the learning state of the last completed epoch and drop rows past it;
   // the journal then replays the unfinished epoch up to where the run stopped.
-  const ckpt = plan.resume ? files.readCheckpoint() : undefined;
-  if (plan.resume && !ckpt && !files.hasManifest()) {
-    throw new Error(`--resume ${plan.runDir}: not a memrl run folder (no run.json)`);
+  const ckpt = plan.resume ? folder.readCheckpoint() : undefined;
+  if (plan.resume && !ckpt && !folder.hasManifest()) {
+    throw new UserError(`--resume ${plan.runDir}: not a memrl run folder (no run.json)`);
   }
-  // The plan's method decides the engine's behaviour (retrieval ranking, Q updates).
-  const engine = ckpt ? MemoryEngine.restore(ckpt.memory) : new MemoryEngine({ ...plan.memoryParams, method: engineMethod });
-  // reflection mode: each task's own latest attempt, shown to it on the retry.
-  const attempts = new Map<string, InjectedMemory>(Object.entries(ckpt?.attempts ?? {}));
+  const method: MethodInstance = await methodModule.create({
+    benchmark: bench.name,
+    settings: plan.methodSettings,
+    params: plan.memoryParams,
+    buildStrategy: plan.buildStrategy,
+    model,
+    embedder: plan.embedder,
+    ...(plan.promptDir ? { promptDir: plan.promptDir } : {}),
+    log,
+    ...(ckpt ? { restored: ckpt.memory } : {}),
+  });
   if (ckpt) ledger.restore(ckpt.ledger);
   const doneEpoch = ckpt?.epochCompleted ?? 0;
   const valZeroDone = ckpt?.validatedBeforeTraining ?? false;
 
   const evaluator = await bench.describeEvaluator();
-  const resuming = plan.resume && files.hasManifest();
+  const resuming = plan.resume && folder.hasManifest();
+  const trainTaskIds = loaded.train.map((t) => t.id);
+  const validTaskIds = loaded.valid.map((t) => t.id);
   if (!resuming) {
     // Only now, with tasks loaded, does the run folder come to exist: a bad start leaves nothing behind.
-    files.create({
+    folder.create({
       ...plan.manifest,
       benchmark: bench.name,
       env: bench.envLabel,
-      method: plan.method,
+      method: methodModule.name,
       model: model.label,
       simulated: model.simulated,
       embedder: plan.embedder.label,
@@ -162,49 +183,43 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
       batchSize: plan.batchSize,
       concurrency: plan.concurrency,
       dataset: { sources: loaded.sources, split: loaded.splitLabel, train: loaded.train.length, valid: loaded.valid.length },
-      trainTaskIds: loaded.train.map((t) => t.id),
-      validTaskIds: loaded.valid.map((t) => t.id),
+      trainTaskIds,
+      validTaskIds,
       evaluator,
       startedAt: new Date(now()).toISOString(),
     });
   } else {
-    files.removeStrayTempFiles();
+    folder.removeStrayTempFiles();
   }
-  files.openOutcomes({ keepUpToEpoch: ckpt ? doneEpoch : -1 });
+  const info: RunInfo = {
+    runDir: plan.runDir,
+    benchmark: bench.name,
+    tagFamily: plan.tagFamily ?? bench.name,
+    ...(bench.validSetLabel ? { validSetLabel: bench.validSetLabel } : {}),
+    trainTaskIds,
+    validTaskIds,
+  };
+  const keptUpToEpoch = ckpt ? doneEpoch : -1;
+  // The outcome matrix so far: the kept rows, then each committed batch (metrics and retries read it).
+  const rows: OutcomeRow[] = resuming ? folder.rowsUpTo(keptUpToEpoch) : [];
+  emit('onRunStart', { info, resuming, keptUpToEpoch, kept: rows });
   // Entries of checkpointed epochs are stale (a kill between checkpoint and journal reset).
-  const journal = new Journal(files.path(JOURNAL_FILE), (e) => plan.resume && (!ckpt || e.epoch > doneEpoch));
-  if (resuming) files.noteResume(new Date(now()).toISOString(), doneEpoch, journal.size);
+  const journal = new Journal(folder.path(JOURNAL_FILE), (e) => plan.resume && (!ckpt || e.epoch > doneEpoch));
+  if (resuming) folder.noteResume(new Date(now()).toISOString(), doneEpoch, journal.size);
   log.info({ event: 'run_start', runDir: plan.runDir, resumeFrom: doneEpoch, journaled: journal.size, train: loaded.train.length, valid: loaded.valid.length }, 'run start');
 
-  // Key embeddings never change: embed every task key once.
-  const allTasks = [...loaded.train, ...loaded.valid];
-  const keyEmbedding = new Map<string, Float32Array>();
-  if (usesMemory) {
-    const vectors = await plan.embedder.embed(allTasks.map((t) => t.key), plan.signal);
-    allTasks.forEach((t, i) => keyEmbedding.set(t.id, vectors[i] as Float32Array));
-  }
+  await method.prepare?.([...loaded.train, ...loaded.valid], plan.signal);
 
-  const progress = new Progress(plan.progress);
   const train: IndexedTask<T>[] = loaded.train.map((task, index) => ({ task, index }));
   const valid: IndexedTask<T>[] = loaded.valid.map((task, index) => ({ task, index }));
   const aborted = (): boolean => plan.signal?.aborted ?? false;
-
-  const retrieveAll = (items: IndexedTask<T>[], rng: Rng): Selection[] =>
-    items.map(({ task }) =>
-      usesMemory
-        ? engine.retrieve(keyEmbedding.get(task.id) as Float32Array, rng)
-        : { selected: [], pool: 0, phaseAKeys: [], explored: false },
+  const retrieveAll = (items: IndexedTask<T>[], phase: Phase, epoch: number, rng: Rng): Promise<Retrieval[]> =>
+    method.retrieve(
+      items.map((it) => it.task),
+      { phase, epoch, rng, ...(plan.signal ? { signal: plan.signal } : {}) },
     );
 
-  const injected = (sel: Selection): InjectedMemory[] =>
-    sel.selected.map((c) => {
-      const rec = engine.get(c.id);
-      if (!rec) throw new Error(`memory ${c.id} selected but not stored`);
-      const taskId = typeof rec.meta.taskId === 'string' ? rec.meta.taskId : undefined;
-      return { id: rec.id, key: rec.key, success: rec.success, taskId, content: rec.content, q: c.q, sim: c.sim };
-    });
-
-  /** Never throws: a crashing episode is an 'error' outcome. Also measures wall time. */
+  /** Never throws: a failed episode is an 'error' outcome. Also measures wall time. */
   const runEpisode = async (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> => {
     const started = performance.now();
     let outcome: Outcome;
@@ -222,14 +237,14 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
     try {
       outcome = await bench.episode(task, { model: counted(model), judge: judge && counted(judge), memories, epoch, phase, signal: plan.signal ?? new AbortController().signal, log });
     } catch (err) {
-      log.error({ event: 'episode_error', task: task.id, epoch, phase, err: errorMessage(err) }, 'episode crashed');
-      outcome = { status: 'error', success: false, steps: 0, error: `episode crashed: ${errorMessage(err)}`, trajectory: '', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+      log.error({ event: 'episode_error', task: task.id, epoch, phase, err: errorMessage(err) }, 'episode failed');
+      outcome = faultOutcome(err);
     }
     if (cacheHits > 0) outcome = { ...outcome, extra: { ...outcome.extra, cacheHits } };
     return { ...outcome, ms: Math.round(performance.now() - started) };
   };
 
-  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, sel: Selection, o: Outcome & { ms: number }, memoryId?: string): OutcomeRow => ({
+  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, fields: RetrievalFields, o: Outcome & { ms: number }, memoryId?: string): OutcomeRow => ({
     benchmark: bench.name,
     taskId: it.task.id,
     taskIndex: it.index,
@@ -240,7 +255,7 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
     reward: o.success ? 1 : 0,
     steps: o.steps,
     error: o.error,
-    ...selectionFields(sel),
+    ...fields,
     promptTokens: o.usage.promptTokens,
     completionTokens: o.usage.completionTokens,
     totalTokens: o.usage.totalTokens,
@@ -253,33 +268,33 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
   const stopIfFatal = (): void => {
     const fatal = model.fatal ?? judge?.fatal;
     if (!fatal) return;
-    progress.stop();
-    files.close();
+    emit('onPhaseEnd');
     journal.close();
-    if (fatal instanceof ReplayMissError) throw new UserError(fatal.message);
-    throw new UserError(`${fatal.message}; fix the key, endpoint or model name and rerun with --resume ${plan.runDir}`);
+    if (fatal instanceof ReplayMissError) throw new UserError(fatal.message, 'replay_miss');
+    throw new FatalModelError(`${fatal.message}; fix the key, endpoint or model name and rerun with --resume ${plan.runDir}`);
   };
 
   /**
    * One episode, exactly once across kills: taken from the journal when this very attempt
-   * (same task, same selection) already finished, else run and journaled. An episode cut
+   * (same task, same retrieval) already finished, else run and journaled. An episode cut
    * short by Ctrl-C or a fatal provider error is not journaled: it runs again on resume.
    */
-  const once = async (it: IndexedTask<T>, epoch: number, phase: OutcomePhase, sel: Selection, run: () => Promise<EpisodeRecord>): Promise<EpisodeRecord> => {
+  const once = async (it: IndexedTask<T>, epoch: number, phase: OutcomePhase, retrieval: Retrieval, run: () => Promise<EpisodeRecord>): Promise<EpisodeRecord> => {
     const saved = journal.episode(phase, epoch, it.index);
-    if (saved && saved.taskId === it.task.id && JSON.stringify(selectionFields(sel)) === JSON.stringify(selectionFields(saved.row))) {
+    if (saved && saved.taskId === it.task.id && sameRetrieval(retrieval.fields, saved.row)) {
       ledger.restore(addUsage(ledger.snapshot(), saved.usage));
-      progress.tick(saved.row.success);
-      return { row: saved.row, result: saved.result && restoreResult(saved.result, it.task.id) };
+      emit('onEpisode', saved.row);
+      return { row: saved.row, ...(saved.result ? { experience: saved.result } : {}) };
     }
     if (saved) log.warn({ event: 'journal_mismatch', task: it.task.id, epoch, phase }, 'journaled episode retrieved differently now (changed settings?): running it again');
     const key = attemptKey(phase, epoch, it.task.id);
     attemptUsage.set(key, new UsageLedger());
     try {
       const rec = await run();
+      emit('onEpisode', rec.row);
       if (!aborted() && !(model.fatal ?? judge?.fatal)) {
         const usage = (attemptUsage.get(key) as UsageLedger).snapshot();
-        await journal.append({ kind: 'episode', phase, epoch, taskIndex: it.index, taskId: it.task.id, row: rec.row, ...(rec.result ? { result: storeResult(rec.result) } : {}), usage });
+        await journal.append({ kind: 'episode', phase, epoch, taskIndex: it.index, taskId: it.task.id, row: rec.row, ...(rec.experience ? { result: rec.experience } : {}), usage });
         crashPoint('journaled');
       }
       return rec;
@@ -288,122 +303,90 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
     }
   };
 
-  /** The key embedding is not journaled: it is the task's, embedded again at every start. */
-  const restoreResult = (r: StoredResult, taskId: string): EpisodeResult => {
-    const { newMemory, ...rest } = r;
-    return newMemory ? { ...rest, newMemory: { ...newMemory, keyEmbedding: keyEmbedding.get(taskId) as Float32Array } } : rest;
+  /** Rows of a committed batch or pass, validated, in task order; transcripts move to their own file. */
+  const commitRows = (records: readonly EpisodeRecord[]): void => {
+    const committed: OutcomeRow[] = [];
+    const traces: Trace[] = [];
+    for (const { row: r } of records) {
+      let row = r;
+      if (r.extra && 'transcript' in r.extra) {
+        const { transcript, ...extra } = r.extra;
+        traces.push({ taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, transcript });
+        row = { ...r, extra };
+      }
+      committed.push(parseOutcomeRow(row, 'outcome row'));
+    }
+    rows.push(...committed);
+    emit('onRows', committed, traces);
   };
 
   /** A validation pass: reads memory, never writes it. Epoch 0 = before training. */
   const validate = async (epoch: number): Promise<void> => {
     if (valid.length === 0) return;
     const rng = Rng.derive(plan.seed, 'retrieve', 'valid', epoch);
-    const sels = retrieveAll(valid, rng);
-    progress.start(`valid e${epoch}`, valid.length);
+    const retrievals = await retrieveAll(valid, 'valid', epoch, rng);
+    emit('onPhaseStart', { label: `valid e${epoch}`, total: valid.length });
     const records = await mapPool(valid, plan.concurrency, async (it, i) => {
-      const sel = sels[i] as Selection;
-      return once(it, epoch, 'valid', sel, async () => {
-        const o = await runEpisode(it.task, epoch, 'valid', injected(sel));
-        progress.tick(o.success);
-        return { row: makeRow(it, epoch, 'valid', sel, o) };
+      const r = retrievals[i] as Retrieval;
+      return once(it, epoch, 'valid', r, async () => {
+        const o = await runEpisode(it.task, epoch, 'valid', r.memories);
+        return { row: makeRow(it, epoch, 'valid', r.fields, o) };
       });
     });
-    progress.stop();
+    emit('onPhaseEnd');
     stopIfFatal();
     if (aborted()) return;
-    files.appendRows(records.map((r) => r.row));
+    commitRows(records);
   };
 
-  const writesMemory = plan.method !== 'none' && plan.method !== 'passk';
-  const writer = new MemoryWriter({
-    strategy: plan.method === 'rag' ? 'trajectory' : plan.buildStrategy,
-    updateStrategy: plan.memoryParams.updateStrategy,
-    model,
-    promptDir: plan.promptDir,
-  });
-  /** reflection mode: the task's previous attempt as the only "memory"; other modes: the engine's selection. */
-  const selectionFor = (it: IndexedTask<T>, sel: Selection): { sel: Selection; memories: InjectedMemory[] } => {
-    if (plan.method !== 'reflection') return { sel, memories: injected(sel) };
-    const prev = attempts.get(it.task.id);
-    if (!prev) return { sel, memories: [] };
-    const c = { id: prev.id, key: prev.key, sim: 1, q: 0, score: 0, simZ: 0, qZ: 0 };
-    return { sel: { selected: [c], pool: 1, phaseAKeys: [], explored: false }, memories: [prev] };
-  };
-
-  /** One training episode and the memory it writes (committed later, at the barrier). */
-  const trainEpisode = async (it: IndexedTask<T>, epoch: number, sel: Selection, memories: InjectedMemory[]): Promise<EpisodeRecord> => {
-    const o = await runEpisode(it.task, epoch, 'train', memories);
-    progress.tick(o.success);
+  /** One training episode and what the method learns from it (committed later, at the barrier). */
+  const trainEpisode = async (it: IndexedTask<T>, epoch: number, retrieval: Retrieval): Promise<EpisodeRecord> => {
+    const o = await runEpisode(it.task, epoch, 'train', retrieval.memories);
     // A harness error is not experience: it neither writes memory nor moves Q.
-    if (o.status === 'error' || o.status === 'skipped') return { row: makeRow(it, epoch, 'train', sel, o) };
-    const injectedIds = sel.selected.map((c) => c.id);
-    if (!writesMemory) return { row: makeRow(it, epoch, 'train', sel, o), result: { injectedIds, success: o.success } };
-    const memoryId = `mem-e${epoch}-t${it.index}`;
-    let built;
+    if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval.fields, o) };
+    let experience: Experience | undefined;
     try {
-      built = await writer.write({
-        task: it.task.key,
-        trajectory: o.trajectory,
-        success: o.success,
-        tags: { benchmark: bench.name, taskId: it.task.id, epoch, phase: 'train' },
-        signal: plan.signal,
-      });
+      experience = await method.learn({ task: it.task, index: it.index, epoch, retrieval, outcome: o, ...(plan.signal ? { signal: plan.signal } : {}) });
     } catch (err) {
       // Only a cancelled run gets here (the writer falls back on model errors); the batch is dropped.
-      if (aborted()) return { row: makeRow(it, epoch, 'train', sel, o) };
+      if (aborted()) return { row: makeRow(it, epoch, 'train', retrieval.fields, o) };
       throw err;
     }
-    return {
-      row: makeRow(it, epoch, 'train', sel, o, memoryId),
-      result: {
-        injectedIds,
-        success: o.success,
-        newMemory: {
-          id: memoryId,
-          key: it.task.key,
-          keyEmbedding: keyEmbedding.get(it.task.id) as Float32Array,
-          phaseAKeys: sel.phaseAKeys,
-          content: built.content,
-          success: o.success,
-          meta: { taskId: it.task.id, epoch, phase: 'train', status: o.status, ...(built.llmError ? { writerError: built.llmError } : {}) },
-        },
-      },
-    };
+    return { row: makeRow(it, epoch, 'train', retrieval.fields, o, experience?.memoryId), ...(experience ? { experience } : {}) };
   };
 
   const trainEpoch = async (epoch: number): Promise<boolean> => {
     const rng = Rng.derive(plan.seed, 'retrieve', 'train', epoch);
-    // passk / reflection: one more attempt for each task not solved in an earlier epoch.
-    const solved = retriesOnly ? files.solvedTaskIds('train') : new Set<string>();
-    const todo = train.filter((it) => !solved.has(it.task.id));
-    progress.start(`train e${epoch}`, todo.length);
+    const solved = new Set(rows.filter((r) => r.phase === 'train' && r.success).map((r) => r.taskId));
+    const todo = method.trainTasks ? train.filter((it) => method.trainTasks!([it.task], { epoch, solved }).length > 0) : train;
+    emit('onPhaseStart', { label: `train e${epoch}`, total: todo.length });
     for (const [b, batch] of chunk(todo, plan.batchSize).entries()) {
       if (aborted()) break;
-      const sels = retrieveAll(batch, rng);
-      const records = await mapPool(batch, plan.concurrency, async (it, i): Promise<EpisodeRecord> => {
-        const { sel, memories } = selectionFor(it, sels[i] as Selection);
-        return once(it, epoch, 'train', sel, () => trainEpisode(it, epoch, sel, memories));
+      const retrievals = await retrieveAll(batch, 'train', epoch, rng);
+      const records = await mapPool(batch, plan.concurrency, (it, i) => {
+        const r = retrievals[i] as Retrieval;
+        return once(it, epoch, 'train', r, () => trainEpisode(it, epoch, r));
       });
       stopIfFatal();
       if (aborted()) break; // not committed; its finished episodes wait in the journal
       // A replayed barrier keeps its first commit time, so memory timestamps match too.
       const recordedAt = journal.barrierAt(epoch, b);
       const at = recordedAt ?? now();
-      const results = records.flatMap((r) => (r.result ? [r.result] : []));
-      if (usesMemory) engine.commit(results, at);
-      if (plan.method === 'reflection') {
-        for (const [i, r] of records.entries()) {
-          const nm = r.result?.newMemory;
-          const it = batch[i] as IndexedTask<T>;
-          if (nm) attempts.set(it.task.id, { id: nm.id, key: nm.key, success: nm.success, taskId: it.task.id, content: nm.content, q: 0, sim: 1 });
-        }
-      }
-      files.appendRows(records.map((r) => r.row));
+      method.commit(
+        records.flatMap((r) => (r.experience ? [r.experience] : [])),
+        at,
+      );
+      commitRows(records);
       crashPoint('barrier');
       if (recordedAt === undefined) await journal.append({ kind: 'barrier', epoch, batch: b, at });
     }
-    progress.stop();
+    emit('onPhaseEnd');
     return !aborted();
+  };
+
+  const metricsNow = (): RunSummary => {
+    const hasValid = rows.some((r) => r.phase === 'valid');
+    return summarize(rows, { trainTaskIds, validTaskIds: hasValid ? validTaskIds : undefined });
   };
 
   let epochsCompleted = doneEpoch;
@@ -418,47 +401,52 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
     if (plan.runValidation) await validate(epoch);
     if (aborted()) break;
     // Derived files first: a kill before the checkpoint replays this epoch and rewrites them.
-    const metrics = files.writeEpochOutputs(loaded.train.map((t) => t.id), loaded.valid.map((t) => t.id), bench.validSetLabel);
-    files.sync();
+    const metrics = metricsNow();
+    emit('onEpochEnd', { info, epoch, epochs: plan.epochs, metrics, rows, memories: method.size });
     crashPoint('epoch-outputs');
-    files.writeCheckpoint({
-      version: 1,
+    folder.writeCheckpoint({
+      version: 2,
       epochCompleted: epoch,
       validatedBeforeTraining,
-      memory: engine.snapshot(),
+      memory: method.snapshot(),
       ledger: ledger.snapshot(),
-      ...(attempts.size ? { attempts: Object.fromEntries(attempts) } : {}),
       savedAt: new Date(now()).toISOString(),
     });
     crashPoint('checkpoint');
     journal.reset();
     epochsCompleted = epoch;
     const tr = metrics.train.epochs.at(-1);
-    log.info({ event: 'epoch_end', epoch, acc: tr?.acc, csr: tr?.csr, memories: engine.size }, 'epoch end');
-    const va = metrics.valid?.epochs.at(-1);
-    plan.onEpoch?.({ epoch, epochs: plan.epochs, acc: tr?.acc ?? null, csr: tr?.csr ?? null, validAcc: va?.acc ?? null, memories: engine.size });
+    log.info({ event: 'epoch_end', epoch, acc: tr?.acc, csr: tr?.csr, memories: method.size }, 'epoch end');
   }
 
   const interrupted = aborted() || epochsCompleted < plan.epochs;
   crashPoint('end');
-  const summary = files.writeSummary({
+  const metrics = metricsNow();
+  const summary = {
     status: interrupted ? 'interrupted' : 'complete',
     epochsCompleted,
     epochsPlanned: plan.epochs,
     model: model.label,
     simulated: model.simulated,
-    method: plan.method,
+    method: methodModule.name,
     usage: ledger.snapshot(),
-    memory: engine.stats(),
-    trainTaskIds: loaded.train.map((t) => t.id),
-    validTaskIds: loaded.valid.map((t) => t.id),
-  });
-  files.writeMemoryDump(engine.records());
-  files.close();
+    memory: method.stats(),
+    benchmark: bench.name,
+    train: headline(metrics.train),
+    valid: metrics.valid ? headline(metrics.valid) : undefined,
+    metrics,
+  };
+  emit('onRunEnd', { info, status: summary.status as 'complete' | 'interrupted', summary, records: method.records() });
   if (interrupted) journal.close();
   else journal.remove();
   log.info({ event: 'run_end', epochsCompleted, interrupted }, 'run end');
   return { runDir: plan.runDir, epochsCompleted, interrupted, summary };
+}
+
+function builtinMethod(name: string): MethodModule {
+  const m = BUILTIN_METHODS.find((x) => x.name === name);
+  if (!m) throw new UserError(`unknown method \`${name}\`; built-in: ${BUILTIN_METHODS.map((x) => x.name).join(', ')}`, 'unknown_method');
+  return m;
 }
 
 /**
@@ -475,18 +463,16 @@ function attemptKey(phase: string, epoch: number, taskId: string): string {
   return `${phase}|${epoch}|${taskId}`;
 }
 
-/** The row fields that come from the retrieval: equal ones mean the same attempt. */
-function selectionFields(x: Selection | OutcomeRow): Pick<OutcomeRow, 'retrievedIds' | 'retrievedQ' | 'retrievedSim' | 'explored' | 'pool'> {
-  if ('selected' in x) {
-    return { retrievedIds: x.selected.map((c) => c.id), retrievedQ: x.selected.map((c) => c.q), retrievedSim: x.selected.map((c) => c.sim), explored: x.explored, pool: x.pool };
-  }
-  return { retrievedIds: x.retrievedIds, retrievedQ: x.retrievedQ, retrievedSim: x.retrievedSim, explored: x.explored, pool: x.pool };
+const RETRIEVAL_KEYS = ['retrievedIds', 'retrievedQ', 'retrievedSim', 'explored', 'pool'] as const;
+
+/** The same attempt: the row fields that come from the retrieval are equal. */
+function sameRetrieval(fields: RetrievalFields, row: OutcomeRow): boolean {
+  const pick = (x: Partial<Record<(typeof RETRIEVAL_KEYS)[number], unknown>>) => JSON.stringify(RETRIEVAL_KEYS.map((k) => x[k]));
+  return pick(fields) === pick(row);
 }
 
-function storeResult(r: EpisodeResult): StoredResult {
-  if (!r.newMemory) return { injectedIds: r.injectedIds, success: r.success };
-  const { keyEmbedding: _k, ...newMemory } = r.newMemory;
-  return { injectedIds: r.injectedIds, success: r.success, newMemory };
+function headline(m: RunSummary['train']): Record<string, unknown> {
+  return { tasks: m.tasks, last: m.last, csr: m.csrFinal, forgettingFlip: m.forgettingFlip, forgettingMax: m.forgettingMax, bwt: m.bwt };
 }
 
 function addUsage(a: LedgerSnapshot, b: LedgerSnapshot): LedgerSnapshot {

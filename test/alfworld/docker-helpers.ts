@@ -5,5 +5,5 @@ import type { DockerSettings } from '../../src/config/types.js';
 export const STANDIN_IMAGE = 'memrl/alfworld-standin:latest';
 
 export function dockerSettings(over: Partial<DockerSettings> = {}): DockerSettings {
-  return { host: null, images: { bcb: 'memrl/bcb:latest', llbDb: 'mysql:8', llbOs: 'memrl/llb-os:latest', alfworld: STANDIN_IMAGE }, memoryMb: 512, pids: 128, pull: 'never', ...over };
+  return { host: null, images: { bcb: 'memrl/bcb:latest', llb_db: 'mysql:8', llb_os: 'memrl/llb-os:latest', alfworld: STANDIN_IMAGE }, memoryMb: 512, pids: 128, pull: 'never', ...over };
 }

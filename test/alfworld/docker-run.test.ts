@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAlfworldBenchmark, type AlfworldBenchmark } from '../../src/bench/alfworld/index.js';
+import { createAlfworldBenchmark, type AlfworldBenchmark } from '../../src/bench/alfworld/benchmark.js';
 import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import type { ChatModel, ChatRequest } from '../../src/llm/types.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';

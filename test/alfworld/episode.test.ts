@@ -1,12 +1,13 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAlfworldBenchmark, type AlfworldBenchmark } from '../../src/bench/alfworld/index.js';
+import { createAlfworldBenchmark, type AlfworldBenchmark } from '../../src/bench/alfworld/benchmark.js';
 import { parseReply } from '../../src/bench/alfworld/episode.js';
 import { stripBanner } from '../../src/bench/alfworld/dataset.js';
-import type { EpisodeContext } from '../../src/bench/types.js';
+import type { EpisodeContext } from '../../src/core/index.js';
 import type { ChatModel, ChatRequest } from '../../src/llm/types.js';
 import { sharedDataDir } from '../../src/util/paths.js';
 import { join } from 'node:path';
+import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
 const benches: AlfworldBenchmark[] = [];
 function bench(maxSteps = 30): AlfworldBenchmark {
@@ -63,7 +64,7 @@ describe('ALFWorld episode on the stand-in', () => {
     expect(t.key.startsWith('You are in the middle of a room.')).toBe(true);
     expect(t.key).toContain('Your task is to: heat some');
     const m = model(() => 'Thought: t\nAction: look');
-    await b.episode(t, ctx(m));
+    await settleEpisode(b.episode(t, ctx(m)));
     const first = m.requests[0]!.messages;
     expect(first[0]!.role).toBe('system');
     // The example is the heat one from the examples file; the task message ends the opening.
@@ -77,7 +78,7 @@ describe('ALFWorld episode on the stand-in', () => {
     const b = bench(4);
     const { train } = await b.load();
     const m = model((req) => (req.tags.turn === 2 ? 'Thought: x\nAction: inventory' : 'I would rather think about it.'));
-    const o = await b.episode(train[0]!, ctx(m));
+    const o = await settleEpisode(b.episode(train[0]!, ctx(m)));
     expect(o.status).toBe('fail');
     expect(o.steps).toBe(4);
     expect(o.extra!.unparsedActions).toBe(3);
@@ -97,7 +98,7 @@ describe('ALFWorld episode on the stand-in', () => {
     const plan = (await oracle.reset({ split: 'train', index: t.index, expert: true })).expert_plan!;
     await oracle.close();
     const m = model((req) => `Thought: go on\nAction: ${plan[req.tags.turn!] ?? 'look'}`);
-    const o = await b.episode(t, ctx(m));
+    const o = await settleEpisode(b.episode(t, ctx(m)));
     expect(o.success).toBe(true);
     expect(o.status).toBe('pass');
     expect(o.steps).toBe(plan.length);
@@ -111,11 +112,11 @@ describe('ALFWorld episode on the stand-in', () => {
       if (req.tags.turn === 2 && req.tags.taskId === train[0]!.id) process.kill(b.pool.clients[0]!.pid!, 'SIGKILL');
       return 'Thought: t\nAction: look';
     });
-    const o = await b.episode(train[0]!, ctx(m));
+    const o = await settleEpisode(b.episode(train[0]!, ctx(m)));
     expect(o.status).toBe('error');
     expect(o.error).toMatch(/bridge failed during step 3/);
     expect(o.steps).toBe(2);
-    const next = await b.episode(train[1]!, ctx(m));
+    const next = await settleEpisode(b.episode(train[1]!, ctx(m)));
     expect(next.status).toBe('fail');
     expect(next.steps).toBe(6);
     expect(b.pool.clients[0]!.starts).toBe(2);

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAlfworldBenchmark } from '../../src/bench/alfworld/index.js';
+import { createAlfworldBenchmark } from '../../src/bench/alfworld/benchmark.js';
 import { sharedDataDir } from '../../src/util/paths.js';
 import { FAKE_ALFWORLD, fakeAlfworldData } from './helpers.js';
 

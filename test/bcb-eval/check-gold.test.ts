@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { categorizeFailure, checkGoldBcb, normalizeTaskId, type GoldReport } from '../../src/bench/bcb/check-gold.js';
-import { formatGoldSummary, registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
+import { registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
+import { formatGoldSummary } from '../../src/bench/bcb/gold-command.js';
 import { UserError } from '../../src/util/errors.js';
 import { requireBcbPython } from '../sandbox/require-sandbox.js';
 

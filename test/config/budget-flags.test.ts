@@ -4,8 +4,14 @@
  */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addRunBcbOptions, addRunHleOptions, runFlagsFromOptions, runHleFlagsFromOptions, type RunFlags } from '../../src/cli/run-flags.js';
-import { loadConfig } from '../../src/config/load.js';
+import { addRunOptions, runFlagsFromOptions as flagsOf } from '../../src/cli/run-flags.js';
+import type { FlagValues as RunFlags } from '../../src/config/flags.js';
+
+const addRunBcbOptions = (cmd: Command): Command => addRunOptions(cmd, 'bcb');
+const addRunHleOptions = (cmd: Command): Command => addRunOptions(cmd, 'hle');
+const runFlagsFromOptions = (opts: Record<string, unknown>): RunFlags => flagsOf(opts, 'bcb');
+const runHleFlagsFromOptions = (opts: Record<string, unknown>): RunFlags => flagsOf(opts, 'hle');
+import { loadConfig } from '../../src/app/config.js';
 import { errorOf, tempYaml } from './helpers.js';
 
 function parse(args: string[], hle = false): RunFlags {

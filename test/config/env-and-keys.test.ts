@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interpolateEnv } from '../../src/config/interpolate.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/app/config.js';
 import { errorOf, tempYaml } from './helpers.js';
 
 function load(text: string, env: Record<string, string>, inspect = false) {

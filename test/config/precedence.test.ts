@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deriveMethod } from '../../src/config/resolve.js';
-import { loadConfig } from '../../src/config/load.js';
-import { ConfigSchema, type Benchmark } from '../../src/config/schema.js';
-import type { RunFlags } from '../../src/config/types.js';
+import { loadConfig } from '../../src/app/config.js';
+import { configSchema } from '../../src/app/config.js';
+import type { Benchmark } from '../../src/config/schema.js';
+import type { FlagValues as RunFlags } from '../../src/config/flags.js';
+
+const ConfigSchema = configSchema();
 import { errorOf, tempYaml } from './helpers.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test' };
@@ -83,14 +86,14 @@ describe('precedence: schema defaults < benchmark defaults < YAML < flags', () =
 
 describe('BCB split file', () => {
   it('defaults to the paper\'s split for the subset', () => {
-    expect(load('').bcb.splitFile).toMatch(/splits\/hard_seed42\.json$/);
-    expect(load('', { subset: 'full' }).bcb.splitFile).toMatch(/splits\/full_seed123\.json$/);
+    expect(load('').bench.splitFile).toMatch(/splits\/hard_seed42\.json$/);
+    expect(load('', { subset: 'full' }).bench.splitFile).toMatch(/splits\/full_seed123\.json$/);
   });
 
   it('--train-ratio selects the seeded split; --split-file wins; "none" forces the seeded split', () => {
-    expect(load('', { trainRatio: 0.8 }).bcb).toMatchObject({ splitFile: null, trainRatio: 0.8 });
-    expect(load('', { trainRatio: 0.8, splitFile: 'my.json' }).bcb.splitFile).toMatch(/\/my\.json$/);
-    expect(load('memrl:\n  bcb:\n    split_file: none\n').bcb.splitFile).toBeNull();
+    expect(load('', { trainRatio: 0.8 }).bench).toMatchObject({ splitFile: null, trainRatio: 0.8 });
+    expect(load('', { trainRatio: 0.8, splitFile: 'my.json' }).bench.splitFile).toMatch(/\/my\.json$/);
+    expect(load('memrl:\n  bcb:\n    split_file: none\n').bench.splitFile).toBeNull();
   });
 });
 

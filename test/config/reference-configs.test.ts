@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/app/config.js';
 import type { Benchmark } from '../../src/config/schema.js';
 import { REFERENCE_DIR, errorOf } from './helpers.js';
 

@@ -1,6 +1,10 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addRunBcbOptions, normalizeSnakeCaseArgs, runFlagsFromOptions, type RunFlags } from '../../src/cli/run-flags.js';
+import { addRunOptions, normalizeSnakeCaseArgs, runFlagsFromOptions as flagsOf } from '../../src/cli/run-flags.js';
+import type { FlagValues as RunFlags } from '../../src/config/flags.js';
+
+const addRunBcbOptions = (cmd: Command): Command => addRunOptions(cmd, 'bcb');
+const runFlagsFromOptions = (opts: Record<string, unknown>): RunFlags => flagsOf(opts, 'bcb');
 
 function parse(args: string[]): RunFlags {
   let flags: RunFlags | undefined;

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { INERT_KEYS, leafPaths } from '../../src/config/key-notes.js';
-import { loadConfig } from '../../src/config/load.js';
-import { ConfigSchema } from '../../src/config/schema.js';
+import { loadConfig } from '../../src/app/config.js';
+import { configSchema } from '../../src/app/config.js';
+
+const ConfigSchema = configSchema();
 import { schemaLeaves } from '../../src/config/schema-walk.js';
 import { asset } from '../../src/util/paths.js';
 import { errorOf } from './helpers.js';
@@ -18,8 +20,8 @@ describe('configs/bcb.yaml', () => {
     expect(cfg.embedding).toMatchObject({ provider: 'openai', model: 'text-embedding-3-large', apiKey: 'sk-real' });
     expect(cfg.memory).toMatchObject({ k1: 5, k2: 5, epsilon: 0.1, qMinThreshold: -0.8, simNormMean: 0.31, simNormStd: 0.1, alpha: 0.3 });
     expect(cfg.run).toMatchObject({ epochs: 10, runValidation: true, batchSize: 25 });
-    expect(cfg.bcb).toMatchObject({ subset: 'full', split: 'instruct', memoryBudget: 2000 });
-    expect(cfg.bcb.splitFile).toMatch(/full_seed123\.json$/);
+    expect(cfg.bench).toMatchObject({ subset: 'full', split: 'instruct', memoryBudget: 2000 });
+    expect(cfg.bench.splitFile).toMatch(/full_seed123\.json$/);
     expect(cfg.evaluator).toMatchObject({ backend: 'local', bcbMode: 'reference', evalTimeoutS: 60, hardTimeoutS: 120 });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/app/config.js';
 import { UserError } from '../../src/util/errors.js';
 import { errorOf, tempYaml } from './helpers.js';
 

@@ -3,7 +3,7 @@
  * but the "environment" is just the sim reply (no sandbox), so many epochs run in ms.
  * Episodes sleep a task-dependent time so completion order differs from task order.
  */
-import type { Benchmark, TaskBase } from '../../src/bench/types.js';
+import type { Benchmark, TaskBase } from '../../src/core/index.js';
 import type { SimPlayer } from '../../src/llm/sim/model.js';
 import { successProbability } from '../../src/llm/sim/shaping.js';
 import { ZERO_USAGE } from '../../src/llm/types.js';

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { HleTask } from '../../src/bench/hle/dataset.js';
 import { hleMessages, runHleEpisode } from '../../src/bench/hle/episode.js';
 import { parseJudgeReply } from '../../src/bench/hle/judge.js';
-import type { InjectedMemory } from '../../src/bench/types.js';
+import type { InjectedMemory } from '../../src/core/index.js';
 import type { ContentPart } from '../../src/llm/types.js';
 import { ctxWith, fakeModel } from './helpers.js';
+import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
 const IMG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const IMG2 = 'data:image/png;base64,AAAA';
@@ -70,7 +71,7 @@ describe('runHleEpisode', () => {
   it('passes when the judge says yes; keeps the raw reply, extracted answer and verdict; stores question + solution', async () => {
     const judgeReply = '{"extracted_final_answer":"42","reasoning":"same","correct":"yes","confidence":70}';
     const judge = fakeModel(() => judgeReply, 'judge');
-    const o = await runHleEpisode(em, ctxWith(solver(), judge), opts);
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), judge), opts));
     expect(o).toMatchObject({ status: 'pass', success: true, answer: '42', steps: 1 });
     expect(o.extra).toMatchObject({ judgeRaw: judgeReply, extractedAnswer: '42', verdict: 'yes', judgeFormat: 'json', solverConfidence: 70 });
     expect(o.trajectory).toMatch(/^Question:\nHow many\?[\s\S]*Solution:\nExplanation: counted/);
@@ -80,13 +81,13 @@ describe('runHleEpisode', () => {
   });
 
   it('fails on a "no" verdict given as key: value lines', async () => {
-    const o = await runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'extracted_final_answer: 41\nreasoning: off\ncorrect: no')), opts);
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'extracted_final_answer: 41\nreasoning: off\ncorrect: no')), opts));
     expect(o).toMatchObject({ status: 'fail', success: false });
     expect(o.extra).toMatchObject({ verdict: 'no', judgeFormat: 'lines' });
   });
 
   it('turns an unparseable judge reply into an error outcome with the reason and the raw reply', async () => {
-    const o = await runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'hmm, hard to say')), opts);
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'hmm, hard to say')), opts));
     expect(o).toMatchObject({ status: 'error', success: false });
     expect(o.error).toMatch(/judge reply has no yes\/no verdict: hmm, hard to say/);
     expect(o.extra).toMatchObject({ judgeRaw: 'hmm, hard to say' });
@@ -94,16 +95,16 @@ describe('runHleEpisode', () => {
   });
 
   it('turns a failing judge call, a failing solver call and a missing judge into error outcomes', async () => {
-    const boom = await runHleEpisode(em, ctxWith(solver(), fakeModel(() => new Error('503 upstream'))), opts);
+    const boom = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => new Error('503 upstream'))), opts));
     expect(boom).toMatchObject({ status: 'error', error: 'judge call failed: 503 upstream' });
-    const noSolver = await runHleEpisode(em, ctxWith(fakeModel(() => new Error('timeout')), fakeModel(() => '{}')), opts);
+    const noSolver = await settleEpisode(runHleEpisode(em, ctxWith(fakeModel(() => new Error('timeout')), fakeModel(() => '{}')), opts));
     expect(noSolver).toMatchObject({ status: 'error', error: 'model call failed: timeout', steps: 0 });
-    const noJudge = await runHleEpisode(em, ctxWith(solver(), undefined), opts);
+    const noJudge = await settleEpisode(runHleEpisode(em, ctxWith(solver(), undefined), opts));
     expect(noJudge.status).toBe('error');
   });
 
   it('records an image warning in the outcome', async () => {
-    const o = await runHleEpisode({ ...em, imageWarning: 'f id q2: bad image' }, ctxWith(solver(), fakeModel(() => '{"correct":"no"}')), opts);
+    const o = await settleEpisode(runHleEpisode({ ...em, imageWarning: 'f id q2: bad image' }, ctxWith(solver(), fakeModel(() => '{"correct":"no"}')), opts));
     expect(o.extra).toMatchObject({ imageWarning: 'f id q2: bad image', images: 0 });
   });
 });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { CompressionCodec } from 'hyparquet';
 import pino from 'pino';
-import type { EpisodeContext } from '../../src/bench/types.js';
+import type { EpisodeContext } from '../../src/core/index.js';
 import type { ChatModel, ChatRequest } from '../../src/llm/types.js';
 
 export const FIXTURES = 'test/fixtures/hle';

@@ -14,6 +14,7 @@ import { checkMariadb, localSqlServer, type SqlServer } from '../../src/sandbox/
 import { defineDbEscapes } from './db-escape-cases.js';
 import { killOurContainers, ourContainers, requireDocker, TEST_DB_IMAGE } from './require-docker.js';
 import { episodeContext, scriptedModel } from './scripted-model.js';
+import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
 const req = await requireDocker(TEST_DB_IMAGE, 1);
 let started: ContainerSqlServer | null = null;
@@ -70,13 +71,13 @@ describe.skipIf(req.skip)('LLB db on a server container', () => {
     const model = scriptedModel([sql, sql, 'Action: Answer\nFinal Answer: []'], async (turn) => {
       if (turn === 1) killed.n = await killOurContainers(req.backend!, 'llb-db');
     });
-    const out = await runDbEpisode(task, episodeContext(model), { maxSteps: 5, temperature: 0 }, server());
+    const out = await settleEpisode(runDbEpisode(task, episodeContext(model), { maxSteps: 5, temperature: 0 }, server()));
     expect(killed.n).toBe(1);
     expect(out.status).toBe('error');
     expect(out.error).toMatch(/database evaluator failed: .*gone/);
     expect(out.steps).toBe(1);
     const gold = 'Action: Answer\nFinal Answer: ' + JSON.stringify(task.answer.direct);
-    const next = await runDbEpisode(task, episodeContext(scriptedModel([gold])), { maxSteps: 5, temperature: 0 }, server());
+    const next = await settleEpisode(runDbEpisode(task, episodeContext(scriptedModel([gold])), { maxSteps: 5, temperature: 0 }, server()));
     expect(next.status).toBe('pass');
     expect(started!.restarts()).toBe(1);
   }, 120_000);

@@ -13,6 +13,7 @@ import { defaultLlbFile, loadLlbFile, type OsTask } from '../../src/bench/llb/da
 import { defineOsEscapes } from './os-escape-cases.js';
 import { killOurContainers, ourContainers, requireDocker, TEST_OS_IMAGE } from './require-docker.js';
 import { episodeContext, scriptedModel } from './scripted-model.js';
+import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
 const req = await requireDocker(TEST_OS_IMAGE, 2);
 const factory = req.backend ? await OsContainerFactory.open(req.backend, TEST_OS_IMAGE) : null;
@@ -115,13 +116,13 @@ describe.skipIf(req.skip)('LLB os in containers', () => {
     const model = scriptedModel(replies, async (turn) => {
       if (turn === 1) killed.n = await killOurContainers(req.backend!, 'llb-os');
     });
-    const out = await runOsEpisode(task, episodeContext(model), { maxSteps: 5, temperature: 0 }, create);
+    const out = await settleEpisode(runOsEpisode(task, episodeContext(model), { maxSteps: 5, temperature: 0 }, create));
     expect(killed.n).toBeGreaterThan(0);
     expect(out.status).toBe('error');
     expect(out.success).toBe(false);
     expect(out.error).toMatch(/os evaluator failed: .*(gone|not running)/);
     expect(out.usage.totalTokens).toBe(30);
-    const next = await runOsEpisode(task, episodeContext(scriptedModel(['Act: finish'])), { maxSteps: 5, temperature: 0 }, create);
+    const next = await settleEpisode(runOsEpisode(task, episodeContext(scriptedModel(['Act: finish'])), { maxSteps: 5, temperature: 0 }, create));
     expect(next.status === 'pass' || next.status === 'fail').toBe(true);
   }, 60_000);
 });

@@ -14,7 +14,7 @@ export const TEST_OS_IMAGE = process.env.MEMRL_TEST_LLB_OS_IMAGE || 'memrl/llb-o
 
 export const TEST_DOCKER: DockerSettings = {
   host: null,
-  images: { bcb: 'memrl/bcb:latest', llbDb: TEST_DB_IMAGE, llbOs: TEST_OS_IMAGE, alfworld: 'memrl/alfworld:latest' },
+  images: { bcb: 'memrl/bcb:latest', llb_db: TEST_DB_IMAGE, llb_os: TEST_OS_IMAGE, alfworld: 'memrl/alfworld:latest' },
   memoryMb: 512,
   pids: 256,
   pull: 'never',

@@ -1,7 +1,7 @@
 /** A chat model that plays fixed replies, with a hook before each (e.g. to kill the evaluator mid-episode). */
 import pino from 'pino';
 import type { ChatModel } from '../../src/llm/types.js';
-import type { EpisodeContext } from '../../src/bench/types.js';
+import type { EpisodeContext } from '../../src/core/index.js';
 
 export function scriptedModel(replies: string[], before?: (turn: number) => Promise<void>): ChatModel {
   let turn = 0;

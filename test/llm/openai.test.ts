@@ -115,10 +115,10 @@ describe('OpenAIChatModel against a loopback OpenAI server', () => {
     });
     const model = new OpenAIChatModel({ apiKey: KEY, baseURL: srv.url, model: 'm', maxRetries: 0 });
     const e1 = await failure(model.chat(request()));
-    expect(e1.kind).toBe('empty');
+    expect(e1.reason).toBe('empty');
     expect(e1.message).toMatch(/no content.*finish_reason=length/);
     const e2 = await failure(model.chat(request()));
-    expect(e2.kind).toBe('empty');
+    expect(e2.reason).toBe('empty');
   });
 
   it('makes exactly maxRetries + 1 attempts on 500, then fails', async () => {
@@ -163,7 +163,7 @@ describe('OpenAIChatModel against a loopback OpenAI server', () => {
     const started = Date.now();
     const err = await failure(model.chat(request()));
     const elapsed = Date.now() - started;
-    expect(err.kind).toBe('timeout');
+    expect(err.reason).toBe('timeout');
     expect(err.message).toMatch(/timed out after 300 ms/);
     expect(srv.chatRequests()).toHaveLength(2);
     expect(elapsed).toBeLessThan(3_000);
@@ -206,7 +206,7 @@ describe('OpenAIChatModel against a loopback OpenAI server', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     const err = await failure(model.chat(request(), ac.signal));
-    expect(err.kind).toBe('aborted');
+    expect(err.reason).toBe('aborted');
     expect(srv.chatRequests()).toHaveLength(1);
   });
 });

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockedByMissingLibs } from '../../src/bench/bcb/index.js';
+import { blockedByMissingLibs } from '../../src/bench/bcb/benchmark.js';
 import { readBcbTasks } from '../../src/bench/bcb/dataset.js';
 import { rootfsIdentity } from '../../src/sandbox/shell/rootfs-id.js';
 import { checkMariadb } from '../../src/sandbox/sql/mariadb.js';

@@ -10,6 +10,7 @@
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { BridgeFault, localTransport, type BridgeProcess, type BridgeTransport } from './bridge-process.js';
+import { HarnessError } from '../../util/errors.js';
 
 export { BRIDGE_SCRIPT, BridgeFault } from './bridge-process.js';
 
@@ -36,12 +37,10 @@ export interface BridgeOptions {
 }
 
 /** The bridge answered with ok: false (a bad request: unknown game, empty split, missing package). */
-export class BridgeRequestError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
+/** The bridge answered a request with an error; `code` is the bridge's (missing_alfworld, bad_request, ...). */
+export class BridgeRequestError extends HarnessError {
+  constructor(message: string, code: string) {
+    super(message, code);
     this.name = 'BridgeRequestError';
   }
 }

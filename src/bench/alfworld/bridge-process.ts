@@ -7,15 +7,16 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { HarnessError } from '../../util/errors.js';
 import { asset } from '../../util/paths.js';
 
 export const BRIDGE_DIR = asset('src', 'bench', 'alfworld', 'python');
 export const BRIDGE_SCRIPT = asset('src', 'bench', 'alfworld', 'python', 'bridge.py');
 
 /** The bridge process crashed, was killed or hung, or could not be started; it is restarted on the next request. */
-export class BridgeFault extends Error {
+export class BridgeFault extends HarnessError {
   constructor(message: string) {
-    super(message);
+    super(message, 'bridge_fault');
     this.name = 'BridgeFault';
   }
 }

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
-import type { LoadedTasks, TaskBase } from '../types.js';
+import type { LoadedTasks, TaskBase } from '../../core/index.js';
 import { BridgeRequestError, type BridgeClient, type GameInfo } from './bridge-client.js';
 
 export const TASK_TYPES = [
@@ -159,7 +159,7 @@ async function listSplit(bridge: BridgeClient, split: AlfworldSplit, opts: Alfwo
     if (opts.listingCache) return await listCached(bridge, split, opts.listingCache, opts.listingIdentity ?? null);
     return (await bridge.listGames(split)).games;
   } catch (err) {
-    if (err instanceof BridgeRequestError) throw new UserError(`ALFWorld ${split}: ${err.message}`);
+    if (err instanceof BridgeRequestError) throw new UserError(`ALFWorld ${split}: ${err.message}`, err.code);
     throw err;
   }
 }
@@ -171,7 +171,7 @@ export async function loadAlfworld(bridge: BridgeClient, opts: AlfworldLoadOptio
     try {
       r = await bridge.reset({ gameFile: opts.gameFile });
     } catch (err) {
-      if (err instanceof BridgeRequestError) throw new UserError(`--game-file: ${err.message}`);
+      if (err instanceof BridgeRequestError) throw new UserError(`--game-file: ${err.message}`, err.code);
       throw err;
     }
     train = [toTask('train', { index: -1, game_file: r.game_file, task_type: r.task_type, observation: r.observation })];

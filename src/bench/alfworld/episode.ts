@@ -8,7 +8,7 @@ import { errorMessage } from '../../util/errors.js';
 import { formatMemoryBlock } from '../memory-context.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
-import type { EpisodeContext, Outcome } from '../types.js';
+import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
 import { BridgeFault, BridgeRequestError, type BridgePool, type ResetReply } from './bridge-client.js';
 import { EXAMPLE_FOR, stripBanner, type AlfworldTask, type FewShotExamples, type TaskType } from './dataset.js';
 import type { SimChannel } from './sim-player.js';
@@ -95,9 +95,10 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
   let unparsed = 0;
   let invalid = 0;
   const base = (): Record<string, unknown> => ({ taskType: task.taskType, gameFile: task.gameFile, unparsedActions: unparsed, invalidActions: invalid, transcript: turns });
-  const fault = (what: string, err: unknown): Outcome => {
+  const kept = () => ({ steps: turns.length, trajectory: alfworldTrajectory(task, turns, false), usage, extra: base() });
+  const fault = (what: string, err: unknown): never => {
     ctx.log.error({ event: 'alfworld_bridge_fault', task: task.id, epoch: ctx.epoch, phase: ctx.phase, what, err: errorMessage(err) }, 'bridge fault');
-    return { status: 'error', success: false, steps: turns.length, error: `bridge failed during ${what}: ${errorMessage(err)}`, trajectory: alfworldTrajectory(task, turns, false), usage, extra: base() };
+    throw new EpisodeFault('harness', 'bridge_failed', `bridge failed during ${what}: ${errorMessage(err)}`, kept(), { cause: err });
   };
   try {
     let reset: ResetReply;
@@ -124,7 +125,7 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
           ctx.signal,
         );
       } catch (err) {
-        return { status: 'error', success: false, steps: turns.length, error: `model call failed: ${errorMessage(err)}`, trajectory: alfworldTrajectory(task, turns, false), usage, extra: base() };
+        throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, kept(), { cause: err });
       }
       usage = addUsage(usage, reply.usage);
       const parsed = parseReply(reply.text);

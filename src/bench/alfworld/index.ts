@@ -1,107 +1,58 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { UserError } from '../../util/errors.js';
-import type { Benchmark } from '../types.js';
-import type { DockerSettings } from '../../config/types.js';
-import { BridgeFault, BridgePool, BridgeRequestError, type AlfworldEnvKind, type BridgeOptions } from './bridge-client.js';
-import { containerTransport } from './bridge-container.js';
-import { defaultListingCache, loadAlfworld, loadExamples, type AlfworldLoadOptions, type AlfworldTask, type FewShotExamples } from './dataset.js';
-import { runAlfworldEpisode } from './episode.js';
-import { alfworldSimPlayer, SimChannel } from './sim-player.js';
+/**
+ * ALFWorld as a memrl benchmark module: ReAct episodes in a text household through a
+ * Python bridge, learning from won and lost games. Offline it plays
+ * household-standin, our own small household, never reported as ALFWorld.
+ */
+import type { BenchmarkModule } from '../../core/benchmark.js';
+import { pythonVersion, settle } from '../../doctor/probes.js';
+import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
 
-export const STANDIN_LABEL = 'household-standin';
-export const INSTALL_COMMANDS = 'pip install alfworld && alfworld-download';
-
-export interface AlfworldBenchmarkOptions {
-  env: AlfworldEnvKind;
-  load: Omit<AlfworldLoadOptions, 'envLabel' | 'listingIdentity'>;
-  bridge: Omit<BridgeOptions, 'env' | 'config'> & { envConfigPath?: string };
-  /** Bridges run at once (the run's concurrency). */
-  poolSize: number;
-  /** --evaluator docker: each bridge runs in a container of docker.images.alfworld (for the stand-in too). */
-  docker?: DockerSettings | null;
-  fewShotPath: string;
-  maxSteps: number;
-  temperature: number;
-  maxTokens?: number;
-  promptDir?: string;
-}
-
-export type AlfworldBenchmark = Benchmark<AlfworldTask> & { pool: BridgePool; close(): Promise<void> };
-
-/** ALFWorld's environment YAML as an object (the real env only). */
-function readEnvConfig(path: string | undefined): unknown {
-  if (!path || !existsSync(path)) {
-    throw new UserError(`environment.alfworld_config_path: ${path ?? '(unset)'} does not exist; give ALFWorld's environment YAML (e.g. base_config.yaml from the alfworld repository) with --env-config or environment.alfworld_config_path`);
-  }
-  try {
-    return parseYaml(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new UserError(`environment.alfworld_config_path: ${path} is not valid YAML (${(err as Error).message})`);
-  }
-}
-
-export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): AlfworldBenchmark {
-  const envLabel = opts.env === 'standin' ? STANDIN_LABEL : 'alfworld';
-  const config = opts.env === 'alfworld' ? readEnvConfig(opts.bridge.envConfigPath) : undefined;
-  const poolSize = Math.max(1, opts.poolSize);
-  const image = opts.docker?.images.alfworld;
-  const transport = opts.docker ? containerTransport({ settings: opts.docker, concurrency: poolSize, image: image!, extraEnv: opts.bridge.extraEnv }) : undefined;
-  const pool = new BridgePool({ ...opts.bridge, env: opts.env, config, ...(transport ? { transport } : {}) }, poolSize);
-  const where = transport ? `in the image ${image}` : `for ${opts.bridge.python ?? 'python3'}`;
-  const missing = transport
-    ? `--env alfworld: the alfworld Python package is not installed in the image ${image}; build the ALFWorld image with: bash scripts/build-images.sh alfworld (docker/alfworld.Dockerfile), or set memrl.evaluator.docker.images.alfworld (or run the offline stand-in with --env standin)`
-    : `--env alfworld: the alfworld Python package is not installed ${where}; install it and its game data with: ${INSTALL_COMMANDS} (or run the offline stand-in with --env standin)`;
-  const sim = new SimChannel();
-  let examples: FewShotExamples | undefined;
-  return {
-    name: 'alfworld',
-    envLabel,
-    // The reference's names for ALFWorld's two validation sets.
-    validSetLabel: opts.load.validSplit === 'valid_unseen' ? 'eval_out_of_distribution' : 'eval_in_distribution',
-    pool,
-    load: async () => {
-      examples = loadExamples(opts.fewShotPath);
-      return pool.use(async (bridge) => {
-        try {
-          // The stand-in lists in milliseconds; real ALFWorld listings are cached.
-          const real = opts.env === 'alfworld';
-          const listingCache = real ? (opts.load.listingCache === undefined ? defaultListingCache() : opts.load.listingCache) : null;
-          const listingIdentity = listingCache
-            ? { envType: opts.bridge.envType ?? 'AlfredTWEnv', config, image: transport ? (await transport.describe()).imageId : null }
-            : null;
-          return await loadAlfworld(bridge, { ...opts.load, envLabel, listingCache, listingIdentity });
-        } catch (err) {
-          if (err instanceof UserError && /alfworld Python package is not installed/.test(err.message)) throw new UserError(missing);
-          if (err instanceof BridgeRequestError && err.code === 'missing_alfworld') throw new UserError(missing);
-          if (err instanceof BridgeRequestError) throw new UserError(`ALFWorld bridge: ${err.message}`);
-          if (err instanceof BridgeFault) throw new UserError(`ALFWorld bridge: ${err.message}`);
-          throw err;
-        }
-      });
+export const alfworld: BenchmarkModule<AlfworldSettings> = {
+  kind: 'benchmark',
+  name: 'alfworld',
+  displayName: 'ALFWorld',
+  description:
+    'ALFWorld: ReAct episodes in a text household through a Python bridge, learning from won / lost games.\n' +
+    'Without --config it runs the built-in quickstart: the offline sim model on the household stand-in\n' +
+    '(env: household-standin, not ALFWorld). --env alfworld needs: pip install alfworld && alfworld-download.',
+  configSection: alfworldSection,
+  defaults: alfworldDefaults,
+  flags: alfworldFlags,
+  evaluatorFlags: true,
+  flagHelp: {
+    '--run-validation': 'score the validation games before training and after every epoch (default: memrl.run_validation, else on for ALFWorld)',
+    '--batch-size': 'games per memory-commit batch (default: experiment.batch_size, else {experiment.batch_size} for ALFWorld)',
+    '--evaluator':
+      'where the Python bridge runs: local = a python3 child process, docker = one container per bridge from memrl.evaluator.docker.images.alfworld (default: memrl.evaluator.backend, else local)',
+  },
+  keys: { reads: ['environment.', 'experiment.few_shot_path', 'experiment.max_steps', 'experiment.dataset_ratio'] },
+  images: [
+    {
+      key: 'alfworld',
+      image: REAL_ALFWORLD_IMAGE,
+      description: 'ALFWorld bridge image: python3 with alfworld and its data (docker/alfworld.Dockerfile).',
+      instead: `the household stand-in needs only ${STANDIN_IMAGE} (built by that script)`,
     },
-    episode: (task, ctx) => {
-      if (!examples) examples = loadExamples(opts.fewShotPath);
-      return runAlfworldEpisode(task, ctx, {
-        pool,
-        examples,
-        maxSteps: opts.maxSteps,
-        temperature: opts.temperature,
-        maxTokens: opts.maxTokens,
-        promptDir: opts.promptDir,
-        sim,
+  ],
+  resolve: resolveAlfworldSettings,
+  tagFamily: 'alfworld',
+  manifest: (s) => ({ alfworld: { ...s, env: s.env === 'standin' ? 'household-standin' : 'alfworld' } }),
+  create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
+  doctor: {
+    local: async () => {
+      const { spawnSync } = await import('node:child_process');
+      const r = await settle(async () => {
+        const py = pythonVersion('/usr/bin/python3');
+        if (!py.ok) return py;
+        const probe = spawnSync('/usr/bin/python3', ['-c', 'import alfworld'], { encoding: 'utf8', timeout: 30_000 });
+        return {
+          ok: true,
+          detail: `${py.detail}; household-standin ready; real ALFWorld ${probe.status === 0 ? 'importable' : 'not installed (pip install alfworld && alfworld-download)'}`,
+        };
       });
+      return [{ backend: 'local', part: 'alfworld bridge', ...r }];
     },
-    simPlayer: (tasks) => alfworldSimPlayer(tasks, sim),
-    describeEvaluator: async () => ({
-      kind: 'alfworld-bridge',
-      env: envLabel,
-      ...(opts.env === 'standin' ? { note: 'offline household stand-in, not ALFWorld' } : { envType: opts.bridge.envType, envConfig: opts.bridge.envConfigPath }),
-      ...(transport ? { python: 'python3' } : { backend: 'local', python: opts.bridge.python ?? 'python3' }),
-      ...(transport ? await transport.describe() : {}),
-      maxSteps: opts.maxSteps,
-      bridges: poolSize,
-    }),
-    close: () => pool.close(),
-  };
-}
+    // What stand-in runs use while images.alfworld is left at the real ALFWorld image.
+    extraImages: (docker) => (docker.images.alfworld === REAL_ALFWORLD_IMAGE ? [{ part: 'alfworld stand-in image', image: STANDIN_IMAGE }] : []),
+  },
+};

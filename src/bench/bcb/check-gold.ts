@@ -4,7 +4,7 @@
  * own solution fails here cannot be solved by any model on this machine.
  */
 import type { DockerSettings } from '../../config/types.js';
-import { mapPool } from '../../runner/pool.js';
+import { mapPool } from '../../util/pool.js';
 import { UserError } from '../../util/errors.js';
 import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
 import type { BcbEvalMode, BcbEvalResult } from './evaluate.js';

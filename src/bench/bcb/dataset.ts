@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { UserError } from '../../util/errors.js';
 import { sharedDataDir } from '../../util/paths.js';
 import { Rng } from '../../util/rng.js';
-import type { LoadedTasks, TaskBase } from '../types.js';
+import type { LoadedTasks, TaskBase } from '../../core/index.js';
 
 export type BcbSubset = 'full' | 'hard';
 export type BcbPromptSplit = 'instruct' | 'complete';

@@ -1,8 +1,8 @@
 import { loadTemplate } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
-import { ZERO_USAGE, type ChatMessage } from '../../llm/types.js';
+import type { ChatMessage } from '../../llm/types.js';
 import { formatMemoryBlock } from '../memory-context.js';
-import type { EpisodeContext, Outcome } from '../types.js';
+import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
 import type { BcbTask } from './dataset.js';
 import type { BcbEvalOptions } from './evaluate.js';
 import type { BcbEvaluator } from './evaluator.js';
@@ -48,11 +48,14 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
       ctx.signal,
     );
   } catch (err) {
-    // The model call failed after the client's own retries: a harness error, not a wrong answer.
-    return { status: 'error', success: false, steps: 0, error: `model call failed: ${errorMessage(err)}`, trajectory: '', usage: ZERO_USAGE };
+    // The model call failed after the client's own retries: an error row, not a wrong answer.
+    throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, {}, { cause: err });
   }
   const code = extractCode(reply.text);
   const verdict = await evaluator.evaluate(task, code, { ...opts.eval, signal: ctx.signal });
+  const extra = { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode };
+  // The sandbox or container failed (not the code under test): an error row.
+  if (verdict.status === 'error') throw new EpisodeFault('harness', 'evaluator_failed', verdict.firstError ?? 'the evaluator failed', { steps: 1, trajectory: reply.text, usage: reply.usage, extra });
   return {
     status: verdict.status,
     success: verdict.status === 'pass',
@@ -62,6 +65,6 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
     // The reference stores the raw model reply as the trajectory.
     trajectory: reply.text,
     usage: reply.usage,
-    extra: { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode },
+    extra,
   };
 }

@@ -15,7 +15,7 @@
  * outside) give status 'error' with the reason, never a model failure.
  */
 import type { DockerSettings } from '../../config/types.js';
-import { openContainerBackend, type ContainerBackend } from '../../container/backend.js';
+import { imageOf, openContainerBackend, type ContainerBackend } from '../../container/backend.js';
 import { Box, ContainerGoneError, type BoxSpec, type ExecResult } from '../../container/box.js';
 import { describeError } from '../../container/engine.js';
 import type { ImageFacts } from '../../container/image.js';
@@ -98,7 +98,7 @@ export class DockerBcbEvaluator {
     if (!this.opened) {
       const p = (async (): Promise<Opened> => {
         const backend = await openContainerBackend(this.settings, this.concurrency);
-        const image = await backend.image(this.settings.images.bcb);
+        const image = await backend.image(imageOf(this.settings, 'bcb'));
         // By id: every container of the run comes from the image the manifest names.
         return { backend, image, pool: new WarmPool(backend.engine, this.boxSpec(image.id), backend.concurrency) };
       })();
@@ -155,7 +155,7 @@ export class DockerBcbEvaluator {
           return JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as PythonFacts;
         } catch {
           const detail = (res.stderr.trim().split('\n').pop() ?? '') || `exit code ${res.exitCode}`;
-          throw new UserError(`cannot run ${IMAGE_PYTHON} in image ${this.settings.images.bcb} (${detail}); build it with: bash scripts/build-images.sh bcb`);
+          throw new UserError(`cannot run ${IMAGE_PYTHON} in image ${imageOf(this.settings, 'bcb')} (${detail}); build it with: bash scripts/build-images.sh bcb`);
         }
       })();
       this.python = p;
@@ -171,9 +171,9 @@ export class DockerBcbEvaluator {
     const py = await this.pythonFacts(o);
     const missingCore = CORE_BCB_MODULES.filter((m) => py.missing.includes(m));
     if (missingCore.length > 0) {
-      throw new UserError(`image ${this.settings.images.bcb} lacks ${missingCore.join(', ')}; rebuild it with: bash scripts/build-images.sh bcb`);
+      throw new UserError(`image ${imageOf(this.settings, 'bcb')} lacks ${missingCore.join(', ')}; rebuild it with: bash scripts/build-images.sh bcb`);
     }
-    return { backend: 'docker', python: py.executable ?? IMAGE_PYTHON, pythonVersion: py.version, missingLibs: py.missing, image: { name: this.settings.images.bcb, id: o.image.id } };
+    return { backend: 'docker', python: py.executable ?? IMAGE_PYTHON, pythonVersion: py.version, missingLibs: py.missing, image: { name: imageOf(this.settings, 'bcb'), id: o.image.id } };
   }
 
   /** The library versions inside the image, read as for the local sandbox (python-versions.ts). */
@@ -193,7 +193,7 @@ export class DockerBcbEvaluator {
     return {
       backend: 'docker',
       engine: { name: o.backend.info.name, version: o.backend.info.version, apiVersion: o.backend.info.apiVersion, address: o.backend.info.address },
-      image: { name: this.settings.images.bcb, id: o.image.id, digests: o.image.digests, created: o.image.created },
+      image: { name: imageOf(this.settings, 'bcb'), id: o.image.id, digests: o.image.digests, created: o.image.created },
       python: py.executable ?? IMAGE_PYTHON,
       pythonVersion: py.version,
       missingLibs: py.missing,

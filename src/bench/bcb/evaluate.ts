@@ -12,7 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { OutcomeStatus } from '../types.js';
+import type { OutcomeStatus } from '../../core/index.js';
 import { asset } from '../../util/paths.js';
 import { BCB_LIMITS, resolveLimits, type SandboxLimits } from '../../sandbox/limits.js';
 import { checkBwrap } from '../../sandbox/check.js';

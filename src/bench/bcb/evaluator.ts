@@ -6,10 +6,11 @@
  * the backend.
  */
 import type { DockerSettings } from '../../config/types.js';
-import { MemrlSectionSchema } from '../../config/schema.js';
+import { DOCKER_DEFAULTS } from '../../config/schema.js';
 import { checkBwrap } from '../../sandbox/check.js';
 import { checkPythonLibs, DEFAULT_SANDBOX_PYTHON } from '../../sandbox/python-libs.js';
 import { UserError } from '../../util/errors.js';
+import { BCB_IMAGE } from './config.js';
 import type { BcbTask } from './dataset.js';
 import { describeBcbEvaluator, evaluateBcb, type BcbEvalOptions, type BcbEvalResult } from './evaluate.js';
 import { DockerBcbEvaluator } from './evaluate-docker.js';
@@ -57,14 +58,7 @@ export function createBcbEvaluator(s: BcbEvaluatorSettings): BcbEvaluator {
 
 /** memrl.evaluator.docker as configured by default, for commands without a config file (check-gold). */
 export function defaultDockerSettings(overrides: { host?: string | null; bcbImage?: string } = {}): DockerSettings {
-  const d = MemrlSectionSchema.parse({}).evaluator.docker;
-  return {
-    host: overrides.host ?? d.host,
-    images: { bcb: overrides.bcbImage ?? d.images.bcb, llbDb: d.images.llb_db, llbOs: d.images.llb_os, alfworld: d.images.alfworld },
-    memoryMb: d.memory_mb,
-    pids: d.pids,
-    pull: d.pull,
-  };
+  return { host: overrides.host ?? null, images: { bcb: overrides.bcbImage ?? BCB_IMAGE }, ...DOCKER_DEFAULTS };
 }
 
 function localBcbEvaluator(python = DEFAULT_SANDBOX_PYTHON, timeoutSec?: number): BcbEvaluator {

@@ -1,47 +1,47 @@
-import type { Benchmark } from '../types.js';
-import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
-import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
-import { bcbSimPlayer } from './sim-player.js';
-import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluatorSettings } from './evaluator.js';
+/**
+ * BigCodeBench as a memrl benchmark module: generate code per task, run its unit
+ * tests in a sandbox (or a container), learn from the outcome.
+ */
+import type { BenchmarkModule } from '../../core/benchmark.js';
+import { settle, pythonVersion } from '../../doctor/probes.js';
+import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { bcbGoldCheck } from './gold-command.js';
 
-export interface BcbBenchmarkOptions {
-  load: BcbLoadOptions;
-  episode: BcbEpisodeOptions;
-  /** Where the tests run (memrl.evaluator.backend); default: the local sandbox. */
-  evaluator?: BcbEvaluatorSettings;
-}
-
-/** Tasks that need a library the sandbox lacks: they cannot pass whatever the model writes. */
-export function blockedByMissingLibs(tasks: readonly BcbTask[], missingLibs: readonly string[]): { taskId: string; reason: string }[] {
-  const missing = new Set(missingLibs);
-  return tasks.flatMap((t) => {
-    const lacking = t.libs.filter((l) => missing.has(l));
-    return lacking.length ? [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox` }] : [];
-  });
-}
-
-export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask> {
-  // The run's tasks, kept for the manifest's list of blocked tasks.
-  let tasks: BcbTask[] = [];
-  const evaluator = createBcbEvaluator(
-    opts.evaluator ?? { backend: 'local', docker: defaultDockerSettings(), concurrency: 1, ...(opts.episode.eval.timeoutSec !== undefined ? { timeoutSec: opts.episode.eval.timeoutSec } : {}) },
-  );
-  return {
-    name: 'bcb',
-    envLabel: 'bigcodebench',
-    load: async () => {
-      const loaded = await loadBcb(opts.load);
-      tasks = [...loaded.train, ...loaded.valid];
-      return loaded;
+export const bcb: BenchmarkModule<BcbSettings> = {
+  kind: 'benchmark',
+  name: 'bcb',
+  displayName: 'BigCodeBench',
+  description:
+    'BigCodeBench: generate code per task, run its unit tests in the sandbox, learn from the outcome.\n' +
+    'Without --config it runs the built-in quickstart: the offline sim model and the local embedder.',
+  configSection: bcbSection,
+  defaults: bcbDefaults,
+  flags: bcbFlags,
+  evaluatorFlags: true,
+  flagHelp: {
+    '--run-validation': 'also score the held-out split after every epoch (default: memrl.run_validation, else experiment.bcb_run_validation, else off)',
+    '--evaluator': 'where tests run: local = bubblewrap sandbox, docker = container (default: memrl.evaluator.backend, else local)',
+  },
+  keys: { reads: ['experiment.bcb_run_validation', 'memrl.evaluator.bcb_mode', 'memrl.evaluator.eval_timeout', 'memrl.evaluator.hard_timeout'] },
+  images: [{ key: 'bcb', image: BCB_IMAGE, description: 'BCB test image: python3 with the BigCodeBench libraries (docker/bcb.Dockerfile).' }],
+  resolve: resolveBcbSettings,
+  // The reference runs BCB validation only when asked (bcb_run_validation).
+  runValidation: (tree) => tree.experiment.bcb_run_validation,
+  tagFamily: 'bcb',
+  manifest: (s) => ({ bcb: s }),
+  create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
+  doctor: {
+    local: async () => {
+      const { checkBwrap } = await import('../../sandbox/check.js');
+      const { DEFAULT_SANDBOX_PYTHON } = await import('../../sandbox/python-libs.js');
+      const r = await settle(async () => {
+        const bw = await checkBwrap();
+        if (!bw.ok) return { ok: false, detail: bw.reason };
+        const py = pythonVersion(DEFAULT_SANDBOX_PYTHON);
+        return py.ok ? { ok: true, detail: `bubblewrap ${bw.path}, ${py.detail}` } : py;
+      });
+      return [{ backend: 'local', part: 'bcb tests', ...r }];
     },
-    episode: (task, ctx) => runBcbEpisode(task, ctx, opts.episode, evaluator),
-    simPlayer: (tasks) => bcbSimPlayer(tasks),
-    describeEvaluator: async () => {
-      // The docker backend throws here (a UserError) when the engine or image is missing: the run stops before it starts.
-      const facts = await evaluator.describe();
-      const missing = Array.isArray(facts.missingLibs) ? (facts.missingLibs as string[]) : [];
-      return { mode: opts.episode.eval.mode, ...facts, blockedTasks: blockedByMissingLibs(tasks, missing) };
-    },
-    close: () => evaluator.close(),
-  };
-}
+  },
+  goldCheck: bcbGoldCheck,
+};

@@ -24,7 +24,7 @@ import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData }
 import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
-import type { LoadedTasks, TaskBase } from '../types.js';
+import type { LoadedTasks, TaskBase } from '../../core/index.js';
 
 export type HleAnswerType = 'exactMatch' | 'multipleChoice';
 

@@ -1,7 +1,7 @@
 import { loadTemplate, render } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
 import { ZERO_USAGE, type ChatMessage, type ContentPart, type TokenUsage } from '../../llm/types.js';
-import type { EpisodeContext, InjectedMemory, Outcome } from '../types.js';
+import { EpisodeFault, type EpisodeContext, type InjectedMemory, type Outcome } from '../../core/index.js';
 import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
 
@@ -90,22 +90,17 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
       ctx.signal,
     );
   } catch (err) {
-    return { status: 'error', success: false, steps: 0, error: `model call failed: ${errorMessage(err)}`, trajectory: '', usage: ZERO_USAGE, extra: base };
+    throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, { extra: base }, { cause: err });
   }
   const trajectory = hleTrajectory(task, reply.text);
   const solverConfidence = statedConfidence(reply.text);
   const solved = { ...base, ...(solverConfidence !== undefined ? { solverConfidence } : {}) };
-  const fail = (error: string, extra: Record<string, unknown>, usage: TokenUsage = reply.usage): Outcome => ({
-    status: 'error',
-    success: false,
-    steps: 1,
-    error,
-    trajectory,
-    usage,
-    extra: { ...solved, ...extra },
-  });
+  // The judge failed, not the solver: an error row, with the solver's reply kept.
+  const fail = (code: string, error: string, extra: Record<string, unknown>, cause?: unknown): never => {
+    throw new EpisodeFault('model', code, error, { steps: 1, trajectory, usage: reply.usage, extra: { ...solved, ...extra } }, { cause });
+  };
 
-  if (!ctx.judge) return fail('no judge model configured for HLE', {});
+  if (!ctx.judge) return fail('no_judge', 'no judge model configured for HLE', {});
   let judged;
   try {
     judged = await ctx.judge.chat(
@@ -119,13 +114,13 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
       ctx.signal,
     );
   } catch (err) {
-    return fail(`judge call failed: ${errorMessage(err)}`, {});
+    return fail('judge_call_failed', `judge call failed: ${errorMessage(err)}`, {}, err);
   }
   const verdict = parseJudgeReply(judged.text);
   const judgeExtra = { judgeRaw: judged.text, judgeTokens: judged.usage.totalTokens };
   if (!verdict) {
     const first = judged.text.trim().split(/\r?\n/)[0]?.slice(0, 120) ?? '';
-    return fail(`judge reply has no yes/no verdict: ${first || '(empty reply)'}`, judgeExtra);
+    return fail('judge_unparseable', `judge reply has no yes/no verdict: ${first || '(empty reply)'}`, judgeExtra);
   }
   return {
     status: verdict.correct ? 'pass' : 'fail',

@@ -1,28 +1,34 @@
-import type { Benchmark } from '../types.js';
-import { loadHle, type HleLoadOptions, type HleTask } from './dataset.js';
-import { runHleEpisode, type HleEpisodeOptions } from './episode.js';
-import { hleSimPlayer } from './sim-player.js';
+/**
+ * Humanity's Last Exam as a memrl benchmark module: one solver call and one judge
+ * call per question, learning from the judge's verdict.
+ */
+import { redactConfig } from '../../config/redact.js';
+import type { BenchmarkModule } from '../../core/benchmark.js';
+import { hleDefaults, hleFlags, hleJudge, hleSection, resolveHleSettings, type HleSettings } from './config.js';
 
-export interface HleBenchmarkOptions {
-  load: HleLoadOptions;
-  episode: Omit<HleEpisodeOptions, 'tasksById'>;
-  /** Judge facts for the run manifest. */
-  judge: { provider: string; model: string; temperature: number };
-}
-
-export function createHleBenchmark(opts: HleBenchmarkOptions): Benchmark<HleTask> {
-  // Filled by load(): a retrieved memory shows its source question's image too.
-  const tasksById = new Map<string, HleTask>();
-  return {
-    name: 'hle',
-    envLabel: 'hle',
-    load: async () => {
-      const loaded = await loadHle(opts.load);
-      for (const t of [...loaded.train, ...loaded.valid]) tasksById.set(t.id, t);
-      return loaded;
-    },
-    episode: (task, ctx) => runHleEpisode(task, ctx, { ...opts.episode, tasksById }),
-    simPlayer: (tasks) => hleSimPlayer(tasks),
-    describeEvaluator: async () => ({ kind: 'llm-judge', judge: opts.judge }),
-  };
-}
+export const hle: BenchmarkModule<HleSettings> = {
+  kind: 'benchmark',
+  name: 'hle',
+  displayName: 'HLE',
+  description:
+    "Humanity's Last Exam: one solver call and one judge call per question, learning from the judge's verdict.\n" +
+    'Give the questions with --train <file.parquet> (HLE is gated; see the README).\n' +
+    'Without --config it runs the built-in quickstart: the offline sim model (and sim judge) and the local embedder.',
+  configSection: hleSection,
+  defaults: hleDefaults,
+  flags: hleFlags,
+  flagHelp: {
+    '--run-validation': 'also score the validation split after every epoch (default: memrl.run_validation, else on for HLE when there is a validation split)',
+  },
+  keys: {
+    reads: ['experiment.hle_categories', 'experiment.hle_category_ratio', 'experiment.train_valid_split', 'experiment.dataset_ratio'],
+    // The HLE runner fixes the initial Q at 1.0 (success) / 0.0 (failure).
+    ignores: ['rl_config.q_init_pos', 'rl_config.q_init_neg'],
+  },
+  resolve: resolveHleSettings,
+  memoryParams: (p) => ({ ...p, qInitPos: 1, qInitNeg: 0 }),
+  judge: hleJudge,
+  tagFamily: 'hle',
+  manifest: ({ client: _client, ...s }) => ({ hle: redactConfig(s) }),
+  create: async (s, run) => (await import('./benchmark.js')).createHleRun(s, run),
+};

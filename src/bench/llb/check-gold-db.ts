@@ -5,7 +5,7 @@
  * tasks; for direct tasks the untouched check is the md5-less "answer = nothing",
  * which can only pass when the gold answer is empty): a check that passes there is vacuous.
  */
-import { runPool } from './pool.js';
+import { mapPool } from '../../util/pool.js';
 import { adaptSql } from './db-score.js';
 import type { SqlServer } from '../../sandbox/sql/mariadb.js';
 import type { DbTask } from './dataset.js';
@@ -32,7 +32,7 @@ export async function checkDbGoldTask(task: DbTask, server?: SqlServer): Promise
 }
 
 export async function checkDbGold(tasks: DbTask[], concurrency = 8, onDone?: (r: DbGoldResult) => void, server?: SqlServer): Promise<DbGoldResult[]> {
-  return runPool(tasks, concurrency, async (t) => {
+  return mapPool(tasks, concurrency, async (t) => {
     let r: DbGoldResult;
     try {
       r = await checkDbGoldTask(t, server);

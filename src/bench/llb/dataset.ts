@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { sharedDataDir } from '../../util/paths.js';
-import type { TaskBase } from '../types.js';
+import type { TaskBase } from '../../core/index.js';
 
 export type LlbTaskKind = 'db' | 'os';
 

@@ -8,14 +8,15 @@
  * os: `Act: bash` + a ```bash block (20 s), or `Act: finish`; scored by the task's
  *   evaluation script.
  * Where they run (local or containers) is the caller's (evaluator.ts). A fault of
- * the evaluator itself (server or container gone, engine restarted) ends the
- * episode as status 'error', never as a model failure.
+ * the evaluator itself (server or container gone, engine restarted) or of the model
+ * endpoint ends the episode with an EpisodeFault (an `error` row), never as a model
+ * failure.
  */
 import { errorMessage } from '../../util/errors.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
 import { formatMemoryBlock } from '../memory-context.js';
-import type { EpisodeContext, Outcome } from '../types.js';
+import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
 import type { SqlServer, TaskDatabase } from '../../sandbox/sql/mariadb.js';
 import type { DbTask, OsTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, openDbTask, scoreDbTask } from './db-env.js';
@@ -171,7 +172,7 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
   try {
     db = await openDbTask(task, server);
   } catch (err) {
-    return { status: 'error', success: false, steps: 0, error: `database setup failed: ${errorMessage(err)}`, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
+    throw new EpisodeFault('harness', 'evaluator_setup_failed', `database setup failed: ${errorMessage(err)}`, partial(task.instruction, turns, usage, base()), { cause: err });
   }
   try {
     const messages = opening('db-system.md', 'db-task.md', { instruction: task.instruction, table: task.table.name, headers: JSON.stringify(task.table.columns.map((c) => c.name)) }, ctx, opts);
@@ -193,7 +194,7 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
     });
     usage = loop.usage;
     if (loop.evaluatorError !== undefined) throw loop.evaluatorError;
-    if (loop.modelError) return { status: 'error', success: false, steps: turns.length, error: loop.modelError, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
+    if (loop.modelError) throw new EpisodeFault('model', 'model_call_failed', loop.modelError, partial(task.instruction, turns, usage, base()));
     const invalid = loop.invalid;
     const score = invalid ? { success: false, kind, error: 'reply in no valid format' } : await scoreDbTask(db, task, final.answer);
     return {
@@ -207,15 +208,21 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
       extra: { ...base(), invalidFormat: invalid, answered: final.answer !== null, statementTimeouts: timeouts },
     };
   } catch (err) {
-    return evaluatorError('database', err, turns, task.instruction, usage, base());
+    throw evaluatorFault('database', err, partial(task.instruction, turns, usage, base()));
   } finally {
     await db.dispose();
   }
 }
 
-/** The evaluator failed under the episode: recorded as an error, not as the model's failure. */
-function evaluatorError(what: string, err: unknown, turns: LlbTurn[], instruction: string, usage: TokenUsage, extra: Record<string, unknown>): Outcome {
-  return { status: 'error', success: false, steps: turns.length, error: `${what} evaluator failed: ${errorMessage(err)}`, trajectory: llbTrajectory(instruction, turns, false), usage, extra };
+/** What an episode that stops early keeps in its error row: the turns so far and their tokens. */
+function partial(instruction: string, turns: LlbTurn[], usage: TokenUsage, extra: Record<string, unknown>) {
+  return { steps: turns.length, trajectory: llbTrajectory(instruction, turns, false), usage, extra };
+}
+
+/** The evaluator failed under the episode: an error row, not the model's failure (a fault raised inside passes through). */
+function evaluatorFault(what: string, err: unknown, kept: ReturnType<typeof partial>): EpisodeFault {
+  if (err instanceof EpisodeFault) return err;
+  return new EpisodeFault('harness', 'evaluator_failed', `${what} evaluator failed: ${errorMessage(err)}`, kept, { cause: err });
 }
 
 export async function runOsEpisode(
@@ -233,7 +240,7 @@ export async function runOsEpisode(
     if (task.initScript) await env.init(task.initScript);
   } catch (err) {
     if (env) await env.dispose().catch(() => undefined);
-    return { status: 'error', success: false, steps: 0, error: `os environment setup failed: ${errorMessage(err)}`, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
+    throw new EpisodeFault('harness', 'evaluator_setup_failed', `os environment setup failed: ${errorMessage(err)}`, partial(task.instruction, turns, usage, base()), { cause: err });
   }
   const os = env;
   try {
@@ -256,12 +263,12 @@ export async function runOsEpisode(
     });
     usage = loop.usage;
     if (loop.evaluatorError !== undefined) throw loop.evaluatorError;
-    if (loop.modelError) return { status: 'error', success: false, steps: turns.length, error: loop.modelError, trajectory: llbTrajectory(task.instruction, turns, false), usage, extra: base() };
+    if (loop.modelError) throw new EpisodeFault('model', 'model_call_failed', loop.modelError, partial(task.instruction, turns, usage, base()));
     const invalid = loop.invalid;
     const success = invalid ? false : await os.check(task.evalScript);
     return { status: success ? 'pass' : 'fail', success, steps: turns.length, trajectory: llbTrajectory(task.instruction, turns, success), usage, extra: { ...base(), invalidFormat: invalid } };
   } catch (err) {
-    return evaluatorError('os', err, turns, task.instruction, usage, base());
+    throw evaluatorFault('os', err, partial(task.instruction, turns, usage, base()));
   } finally {
     await os.dispose().catch(() => undefined);
   }

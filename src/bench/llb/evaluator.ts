@@ -8,7 +8,7 @@
  * close() releases the containers.
  */
 import type { DockerSettings } from '../../config/types.js';
-import { openContainerBackend } from '../../container/backend.js';
+import { imageOf, openContainerBackend } from '../../container/backend.js';
 import { startContainerSqlServer } from '../../sandbox/sql/container.js';
 import { checkMariadb, localSqlServer, type SqlServer } from '../../sandbox/sql/mariadb.js';
 import { rootfsIdentity } from '../../sandbox/shell/rootfs-id.js';
@@ -66,10 +66,10 @@ export async function openDbBackend(opts: LlbEvaluatorOptions, statementTimeoutS
   const backend = await openContainerBackend(settings, 1);
   let started;
   try {
-    started = await startContainerSqlServer(backend, settings.images.llbDb);
+    started = await startContainerSqlServer(backend, imageOf(settings, 'llb_db'));
   } catch (err) {
     if (err instanceof UserError) throw err;
-    throw new UserError(`LLB db: cannot start the SQL server container from ${settings.images.llbDb}: ${(err as Error).message}`);
+    throw new UserError(`LLB db: cannot start the SQL server container from ${imageOf(settings, 'llb_db')}: ${(err as Error).message}`);
   }
   const { server, image } = started;
   return {
@@ -100,11 +100,11 @@ export async function openOsBackend(opts: LlbEvaluatorOptions): Promise<LlbOsBac
   }
   const settings = dockerSettings(opts);
   const backend = await openContainerBackend(settings, opts.concurrency);
-  const factory = await OsContainerFactory.open(backend, settings.images.llbOs);
+  const factory = await OsContainerFactory.open(backend, imageOf(settings, 'llb_os'));
   const ok = await factory.check();
   if (!ok.ok) {
     await factory.close();
-    throw new UserError(`LLB os: the task container from ${settings.images.llbOs} does not work: ${ok.reason}`);
+    throw new UserError(`LLB os: the task container from ${imageOf(settings, 'llb_os')} does not work: ${ok.reason}`);
   }
   return {
     create: () => factory.create(),

@@ -1,74 +1,63 @@
-import { basename } from 'node:path';
-import type { Benchmark, LoadedTasks } from '../types.js';
-import { loadLlbFile, type LlbTask, type LlbTaskKind } from './dataset.js';
-import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
-import { runDbEpisode, runOsEpisode, type LlbEpisodeOptions } from './episode.js';
-import { openDbBackend, openOsBackend, type LlbDbBackend, type LlbEvaluatorOptions, type LlbOsBackend } from './evaluator.js';
-import { llbSimPlayer } from './sim-player.js';
+/**
+ * LifelongAgentBench as a memrl benchmark module: multi-turn db (SQL on MariaDB /
+ * MySQL) or os (a root shell) episodes, memory per mini-batch.
+ */
+import type { BenchmarkModule } from '../../core/benchmark.js';
+import { settle } from '../../doctor/probes.js';
+import { LLB_KEYS, llbDefaults, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
+import { llbGoldCheck } from './gold-command.js';
 
-export interface LlbBenchmarkOptions {
-  task: LlbTaskKind;
-  splitFile: string;
-  validFile: string;
-  validate: boolean;
-  limit?: number | null;
-  episode: LlbEpisodeOptions;
-  /** Where tasks run (default: local). */
-  evaluator?: LlbEvaluatorOptions;
-}
-
-/** Train (and validation) tasks in string order of the sample index; `limit` keeps the first N of each. */
-export function loadLlbTasks(opts: Pick<LlbBenchmarkOptions, 'task' | 'splitFile' | 'validFile' | 'validate' | 'limit'>): LoadedTasks<LlbTask> {
-  const train = loadLlbFile(opts.splitFile, opts.task);
-  const valid = opts.validate ? loadLlbFile(opts.validFile, opts.task) : null;
-  const cut = <T>(xs: T[]) => (opts.limit ? xs.slice(0, opts.limit) : xs);
-  const trainTasks = cut(train.tasks);
-  const validTasks = valid ? cut(valid.tasks) : [];
-  return {
-    train: trainTasks,
-    valid: validTasks,
-    sources: [train, ...(valid ? [valid] : [])].map((f) => ({ path: f.path, sha256: f.sha256 })),
-    splitLabel: `${opts.task}: ${basename(opts.splitFile)} (${trainTasks.length})${valid ? ` / ${basename(opts.validFile)} (${validTasks.length})` : ''}`,
-  };
-}
-
-export function createLlbBenchmark(opts: LlbBenchmarkOptions): Benchmark<LlbTask> {
-  const evaluator: LlbEvaluatorOptions = opts.evaluator ?? { backend: 'local', concurrency: 1 };
-  const statementTimeoutS = opts.episode.statementTimeoutS ?? DB_STATEMENT_TIMEOUT_S;
-  // Opened once, at load (which checks that the backend works); released by close().
-  let db: Promise<LlbDbBackend> | undefined;
-  let os: Promise<LlbOsBackend> | undefined;
-  const openDb = () => (db ??= openDbBackend(evaluator, statementTimeoutS));
-  const openOs = () => (os ??= openOsBackend(evaluator));
-  return {
-    name: 'llb',
-    envLabel: `llb-${opts.task}`,
-    load: async () => {
-      const loaded = loadLlbTasks(opts);
-      if (opts.task === 'db') await openDb();
-      else await openOs();
-      return loaded;
+export const llb: BenchmarkModule<LlbSettings> = {
+  kind: 'benchmark',
+  name: 'llb',
+  displayName: 'LLB',
+  description:
+    'LifelongAgentBench: multi-turn db (SQL on MariaDB / MySQL) or os (a root shell) episodes, memory per mini-batch.\n' +
+    'local evaluator: db needs a running MariaDB (bash scripts/setup.sh mariadb), os the Debian rootfs (bash scripts/setup.sh rootfs);\n' +
+    '--evaluator docker: db in one mysql:8 server container, os in one container per task (memrl.evaluator.docker.images).',
+  defaults: llbDefaults,
+  flags: llbFlags,
+  evaluatorFlags: true,
+  flagHelp: {
+    '--run-validation': 'score the validation file every experiment.valid_interval epochs (default: memrl.run_validation, else on when valid_interval > 0)',
+    '--evaluator':
+      'where tasks run: local = the host MariaDB (db) / the rootfs sandbox (os); docker = one server container per run (db) / one container per task (os), images from memrl.evaluator.docker.images (default: memrl.evaluator.backend, else local)',
+  },
+  keys: { reads: LLB_KEYS },
+  images: [
+    {
+      key: 'llb_db',
+      image: 'mysql:8',
+      description: 'LLB db server image: mysql:8, or memrl/llb-db-mariadb:latest (docker/llb-db-mariadb.Dockerfile).',
+      instead: 'without a registry set memrl.evaluator.docker.images.llb_db: memrl/llb-db-mariadb:latest (built by that script)',
     },
-    episode: async (task, ctx) => {
-      if (task.kind === 'db') {
-        const backend = await openDb();
-        return runDbEpisode(task, ctx, opts.episode, backend.server);
-      }
-      const backend = await openOs();
-      return runOsEpisode(task, ctx, opts.episode, () => backend.create());
+    { key: 'llb_os', image: 'memrl/llb-os:latest', description: 'LLB os task image (docker/llb-os.Dockerfile).' },
+  ],
+  resolve: resolveLlbSettings,
+  memoryParams: llbMemoryParams,
+  // Validation every experiment.valid_interval epochs; 0 = never.
+  runValidation: (tree) => tree.experiment.valid_interval > 0,
+  validInterval: (tree) => Math.max(1, tree.experiment.valid_interval),
+  tagFamily: 'llb',
+  manifest: (s) => ({ llb: { ...s } }),
+  create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
+  doctor: {
+    local: async () => {
+      const { checkMariadb } = await import('../../sandbox/sql/mariadb.js');
+      const { checkShellSandbox } = await import('../../sandbox/shell/sandbox.js');
+      const db = await settle(async () => {
+        const m = await checkMariadb();
+        return m.ok ? { ok: true, detail: `server ${m.version}` } : { ok: false, detail: m.reason };
+      });
+      const os = await settle(async () => {
+        const s = await checkShellSandbox();
+        return s.ok ? { ok: true, detail: 'rootfs and user namespaces usable' } : { ok: false, detail: s.reason };
+      });
+      return [
+        { backend: 'local', part: 'llb db server', ...db },
+        { backend: 'local', part: 'llb os sandbox', ...os },
+      ];
     },
-    simPlayer: (tasks) => llbSimPlayer(tasks),
-    describeEvaluator: async () => {
-      try {
-        return await (opts.task === 'db' ? openDb() : openOs()).then((b) => b.describe());
-      } catch (err) {
-        return { backend: evaluator.backend, error: (err as Error).message };
-      }
-    },
-    close: async () => {
-      const open = [db, os].filter((p): p is Promise<LlbDbBackend> | Promise<LlbOsBackend> => p !== undefined);
-      db = os = undefined;
-      await Promise.all(open.map((p) => p.then((b) => b.close(), () => undefined)));
-    },
-  };
-}
+  },
+  goldCheck: llbGoldCheck,
+};

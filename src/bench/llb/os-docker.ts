@@ -21,6 +21,7 @@ import type { ImageFacts } from '../../container/image.js';
 import { WarmPool } from '../../container/pool.js';
 import { shellEnv } from '../../sandbox/shell/sandbox.js';
 import type { OsEnvironment, OsExecResult } from './os-env.js';
+import { HarnessError } from '../../util/errors.js';
 
 const MiB = 1024 * 1024;
 
@@ -82,9 +83,9 @@ exit $rc
 `;
 
 /** The container has failed under the task (killed from outside, engine gone, hung): an evaluator fault. */
-export class OsContainerError extends Error {
+export class OsContainerError extends HarnessError {
   constructor(message: string) {
-    super(message);
+    super(message, 'os_container');
     this.name = 'OsContainerError';
   }
 }

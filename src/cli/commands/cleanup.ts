@@ -3,7 +3,7 @@
  * cannot remove its own). By default only those whose memrl process is gone.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../../app/config.js';
 import { isOrphan, listMemrlContainers, removeContainers } from '../../container/cleanup.js';
 import { openEngine } from '../../container/engine.js';
 import { UserError } from '../../util/errors.js';

@@ -88,27 +88,27 @@ export function registerCompareCommand(program: Command, io: CompareIo = process
     });
 }
 
-/** The whole command; returns the exit code (UserErrors carry exit code 2). */
+/** The whole command; returns the exit code (a UserError exits 2). */
 export function runCompare(paths: string[], flags: CompareFlags, io: CompareIo = processIo): number {
   try {
     if (flags.saveBaseline !== undefined) return saveBaseline(paths, flags, io);
     return compare(paths, flags, io);
   } catch (err) {
     // Exit 1 means "regression": an unexpected failure must not look like one.
-    if (err instanceof UserError) throw err.exitCode === 2 ? err : new UserError(err.message, 2);
-    throw new UserError(`compare: ${errorMessage(err)}`, 2);
+    if (err instanceof UserError) throw err;
+    throw new UserError(`compare: ${errorMessage(err)}`);
   }
 }
 
 function saveBaseline(paths: string[], flags: CompareFlags, io: CompareIo): number {
   const file = flags.saveBaseline!;
   if (flags.baselineRuns || flags.candidateRuns) {
-    throw new UserError(`--save-baseline ${file}: give the runs to save as arguments (memrl compare --save-baseline ${file} <runs...>), not with --baseline-runs/--candidate-runs`, 2);
+    throw new UserError(`--save-baseline ${file}: give the runs to save as arguments (memrl compare --save-baseline ${file} <runs...>), not with --baseline-runs/--candidate-runs`);
   }
-  if (paths.length === 0) throw new UserError(`--save-baseline ${file}: give the run folder(s) to save, e.g. memrl compare --save-baseline ${file} results/bcb/<run-id>`, 2);
+  if (paths.length === 0) throw new UserError(`--save-baseline ${file}: give the run folder(s) to save, e.g. memrl compare --save-baseline ${file} results/bcb/<run-id>`);
   const runs = loadRuns(paths, 'run');
   const mixed = sideMismatches(runs, 'saved');
-  if (mixed.length > 0 && !flags.force) throw new UserError(`--save-baseline ${file}: ${mixed.join('; ')}; save one experiment per baseline, or pass --force`, 2);
+  if (mixed.length > 0 && !flags.force) throw new UserError(`--save-baseline ${file}: ${mixed.join('; ')}; save one experiment per baseline, or pass --force`);
   writeBaseline(file, runs.map((r) => r.data));
   const first = runs[0]!.data;
   const train = first.phases.train?.metrics;
@@ -122,7 +122,7 @@ function saveBaseline(paths: string[], flags: CompareFlags, io: CompareIo): numb
 
 function parseNumber(flag: string, text: string, ok: (n: number) => boolean, want: string): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new UserError(`${flag} ${text}: expected ${want}`, 2);
+  if (text.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new UserError(`${flag} ${text}: expected ${want}`);
   return n;
 }
 
@@ -130,13 +130,13 @@ function compare(paths: string[], flags: CompareFlags, io: CompareIo): number {
   let basePaths: string[];
   let candPaths: string[];
   if (flags.baselineRuns || flags.candidateRuns) {
-    if (!flags.baselineRuns || !flags.candidateRuns) throw new UserError('--baseline-runs and --candidate-runs go together: give both', 2);
-    if (paths.length > 0) throw new UserError(`unexpected argument ${paths[0]}: with --baseline-runs/--candidate-runs, list every run under those flags`, 2);
+    if (!flags.baselineRuns || !flags.candidateRuns) throw new UserError('--baseline-runs and --candidate-runs go together: give both');
+    if (paths.length > 0) throw new UserError(`unexpected argument ${paths[0]}: with --baseline-runs/--candidate-runs, list every run under those flags`);
     basePaths = flags.baselineRuns;
     candPaths = flags.candidateRuns;
   } else {
     if (paths.length < 2) {
-      throw new UserError('give a baseline and a candidate: memrl compare <baseline> <candidate...> (or --baseline-runs ... --candidate-runs ...)', 2);
+      throw new UserError('give a baseline and a candidate: memrl compare <baseline> <candidate...> (or --baseline-runs ... --candidate-runs ...)');
     }
     [basePaths, candPaths] = [paths.slice(0, 1), paths.slice(1)];
   }
@@ -165,7 +165,7 @@ function writeReports(c: Comparison, flags: CompareFlags): void {
     try {
       writeFileAtomic(file, text());
     } catch (err) {
-      throw new UserError(`${flag} ${file}: cannot write (${errorMessage(err)})`, 2);
+      throw new UserError(`${flag} ${file}: cannot write (${errorMessage(err)})`);
     }
   };
   write('--junit', flags.junit, () => renderJunit(c));

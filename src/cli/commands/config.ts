@@ -1,44 +1,53 @@
 /**
- * `memrl config [file]`: load a config the way `memrl run` would and print it,
- * secrets redacted, with the keys that have no effect. A bad file prints one line
- * naming file, line and key, and sets exit code 2.
+ * `memrl config [file]`: load a config the way `memrl run <benchmark>` would and print
+ * it, secrets redacted, with the keys that have no effect. It takes the flags of the
+ * benchmark named by --benchmark (default bcb), so `memrl config --benchmark llb --task
+ * os` checks exactly what `memrl run llb --task os` would use. A bad file prints one
+ * line naming file, line and key, and sets exit code 2.
  */
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
-import { explainText } from '../../config/explain.js';
-import { loadConfig } from '../../config/load.js';
+import { explainText, loadConfig } from '../../app/config.js';
+import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
 import { redactConfig } from '../../config/redact.js';
-import { BENCHMARKS, type Benchmark } from '../../config/schema.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
-import { addRunBcbOptions, runFlagsFromOptions } from '../run-flags.js';
+import { exitCodeOf } from '../exit-codes.js';
+import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
 
-export function registerConfigCommand(program: Command): Command {
+export function registerConfigCommand(program: Command, registry: Registry = builtinRegistry()): Command {
+  const names = registry.benchmarks.map((b) => b.name);
   const cmd = program
     .command('config')
     .description('check a config file and print it fully resolved (defaults < YAML < flags), secrets redacted')
     .argument('[file]', 'YAML config (default: the built-in quickstart)')
-    .addOption(new Option('--benchmark <name>', 'benchmark whose defaults and rules apply (default: bcb)').choices(BENCHMARKS))
+    .addOption(new Option('--benchmark <name>', 'benchmark whose defaults, rules and flags apply (default: bcb)').choices(names))
     .option('--derived', 'print the derived run settings (method, memory parameters, epochs, ...) instead of the config tree')
-    .option('--explain', 'list every config key with its type, default and meaning, then exit');
-  addRunBcbOptions(cmd);
-  cmd.action((file: string | undefined, opts: Record<string, unknown>) => {
-    const benchmark = (opts.benchmark as Benchmark | undefined) ?? 'bcb';
+    .option('--explain', 'list every config key with its type, default and meaning, then exit')
+    // The other flags are the chosen benchmark's run flags: parsed again below, once it is known.
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .addHelpText('after', '\nAlso takes the flags of `memrl run <benchmark>` (see `memrl run <benchmark> --help`).');
+  cmd.action((_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
+    const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
     try {
       if (opts.explain) {
-        process.stdout.write(explainText(benchmark));
+        process.stdout.write(explainText(benchmark, registry));
         return;
       }
-      const flags = runFlagsFromOptions(opts);
-      if (file && flags.config && file !== flags.config) {
+      const runFlags = addRunOptions(new Command('config').argument('[file]').exitOverride(), findBenchmark(registry, benchmark), registry);
+      runFlags.parse(self.args, { from: 'user' });
+      const file = runFlags.args[0];
+      const flags = runFlagsFromOptions(runFlags.opts(), benchmark, registry);
+      if (file && typeof flags.config === 'string' && file !== flags.config) {
         throw new UserError(`give the config file once: either as an argument (${file}) or with --config (${flags.config})`);
       }
-      const resolved = loadConfig(file ?? flags.config, flags, benchmark, { inspect: true });
+      const resolved = loadConfig(file ?? (flags.config as string | undefined), flags, benchmark, { inspect: true, registry });
       process.stdout.write(render(resolved, Boolean(opts.derived)));
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
       process.stderr.write(`memrl: ${errorMessage(err)}\n`);
-      process.exitCode = err.exitCode;
+      process.exitCode = exitCodeOf(err);
     }
   });
   return cmd;

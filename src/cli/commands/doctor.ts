@@ -1,10 +1,13 @@
 /**
- * `memrl doctor`: a table of the evaluator backends and whether each works here.
- * Exit code 0 when every checked part works, 1 otherwise (the table says what to do).
+ * `memrl doctor`: a table of the evaluator backends of every registered benchmark and
+ * whether each works here. Exit code 0 when every checked part works, 1 otherwise (the
+ * table says what to do).
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { dockerChecks, localChecks, type DoctorCheck } from '../../doctor/checks.js';
+import { loadConfig } from '../../app/config.js';
+import { doctorChecks } from '../../app/doctor.js';
+import { builtinRegistry, type Registry } from '../../app/registry.js';
+import type { DoctorCheck } from '../../core/benchmark.js';
 
 interface DoctorFlags {
   config?: string;
@@ -20,7 +23,7 @@ export function formatDoctor(checks: DoctorCheck[]): string {
   return [line(['backend', 'part', 'status', 'detail']), ...rows.map(line)].join('\n') + '\n';
 }
 
-export function registerDoctorCommand(program: Command): void {
+export function registerDoctorCommand(program: Command, registry: Registry = builtinRegistry()): void {
   program
     .command('doctor')
     .description('check which evaluator backends (local sandbox, containers) work on this machine, and why not')
@@ -29,10 +32,8 @@ export function registerDoctorCommand(program: Command): void {
     .option('--backend <name>', 'check only local or docker')
     .option('--json', 'print the checks as JSON')
     .action(async (flags: DoctorFlags) => {
-      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });
-      const checks: DoctorCheck[] = [];
-      if (flags.backend !== 'docker') checks.push(...(await localChecks()));
-      if (flags.backend !== 'local') checks.push(...(await dockerChecks(cfg.evaluator.docker)));
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true, registry });
+      const checks = await doctorChecks(registry, cfg.evaluator, flags.backend);
       process.stdout.write(flags.json ? JSON.stringify(checks, null, 2) + '\n' : formatDoctor(checks));
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
     });

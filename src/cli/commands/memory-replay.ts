@@ -20,16 +20,19 @@ function runReplay(file: string): void {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    process.exitCode = 2;
-    throw new UserError(`cannot read ${file}: ${errorMessage(err)}`);
+    return fail(new UserError(`cannot read ${file}: ${errorMessage(err)}`));
   }
   let out: string[];
   try {
     out = replayOps(text.split(/\r?\n/), file);
   } catch (err) {
-    const userErr = err instanceof UserError ? err : new UserError(`${file}: ${errorMessage(err)}`);
-    process.exitCode = userErr.exitCode;
-    throw userErr;
+    return fail(err instanceof UserError ? err : new UserError(`${file}: ${errorMessage(err)}`));
   }
   if (out.length > 0) process.stdout.write(out.join('\n') + '\n');
+}
+
+/** The exit code is set here too, for callers that run the command in-process (not through the CLI entry). */
+function fail(err: UserError): never {
+  process.exitCode = err.exitCode;
+  throw err;
 }

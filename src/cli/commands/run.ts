@@ -1,17 +1,66 @@
+/**
+ * `memrl run <benchmark>`: one subcommand per registered benchmark, its flags derived
+ * from the benchmark's flag table. The action parses, starts the run through the app
+ * layer, turns Ctrl-C into a clean stop, prints the final lines and sets the exit code.
+ */
 import type { Command } from 'commander';
-import { alfworldRunSpec } from '../../bench/alfworld/cli.js';
-import { bcbRunSpec } from '../../bench/bcb/cli.js';
-import { hleRunSpec } from '../../bench/hle/cli.js';
-import { llbRunSpec } from '../../bench/llb/cli.js';
-import { registerRunSubcommand } from '../run-executor.js';
+import type { Registry } from '../../app/registry.js';
+import type { BenchmarkModule } from '../../core/benchmark.js';
+import { EXIT } from '../exit-codes.js';
+import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
 
-/** `memrl run <benchmark>`: one subcommand per benchmark folder's RunSpec. */
-export function registerRunCommand(program: Command): void {
+export function registerRunCommand(program: Command, registry: Registry): void {
   const run = program
     .command('run')
     .description('Run a benchmark through the shared memory engine (train epochs, optional validation)');
-  registerRunSubcommand(run, bcbRunSpec);
-  registerRunSubcommand(run, hleRunSpec);
-  registerRunSubcommand(run, alfworldRunSpec);
-  registerRunSubcommand(run, llbRunSpec);
+  for (const bench of registry.benchmarks) registerBenchmark(run, bench, registry);
+}
+
+function fmt(x: number | null | undefined): string {
+  return typeof x === 'number' ? x.toFixed(3) : '-';
+}
+
+function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Registry): void {
+  const cmd = run.command(bench.name).description(bench.description);
+  addRunOptions(cmd, bench, registry);
+  cmd.action(async (opts: Record<string, unknown>) => {
+    // Loaded when a run starts, not when the CLI does: models, embedders, arrow, containers.
+    const { startRun } = await import('../../app/start-run.js');
+    const flags = runFlagsFromOptions(opts, bench, registry);
+    const handle = await startRun({ benchmark: bench.name, flags, registry, command: process.argv.slice(2) }, { err: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true });
+
+    // Ctrl-C: finish cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
+    let interrupts = 0;
+    const onSigint = (): void => {
+      interrupts += 1;
+      if (interrupts > 1) process.exit(EXIT.interrupted);
+      process.stderr.write('\nmemrl: interrupted; stopping after the running episodes (Ctrl-C again to quit now)\n');
+      handle.stop();
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      const end = await handle.done;
+      const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} ... --resume ${handle.runDir}${extra}`;
+      if (end.budgetCut !== undefined) {
+        process.stderr.write(`stopped by the budget (${end.budgetCut}); ${resumeHint(` ${end.budget!.flag} <more>`)}\n`);
+        process.exitCode = EXIT.budget;
+        return;
+      }
+      const result = end.result;
+      if (!result) {
+        // The budget was already spent before this attempt started.
+        process.exitCode = EXIT.budget;
+        return;
+      }
+      const s = result.summary as { train?: { last?: number | null; csr?: number | null }; valid?: { last?: number | null } };
+      process.stderr.write(
+        `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${handle.config.run.epochs} epoch(s); ` +
+          `last acc ${fmt(s.train?.last)}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
+          `results: ${handle.runDir}${result.interrupted ? `\n${resumeHint(end.budget ? ` ${end.budget.flag} <more>` : '')}` : ''}\n`,
+      );
+      if (result.interrupted) process.exitCode = end.budget ? EXIT.budget : EXIT.interrupted;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  });
 }

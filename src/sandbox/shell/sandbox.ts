@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asset } from '../../util/paths.js';
 import { spawnShellCommand } from './spawn.js';
+import { HarnessError } from '../../util/errors.js';
 
 export const DEFAULT_ROOTFS = '/var/lib/memrl/rootfs-bookworm';
 export const DEFAULT_UID_BASE = 100000;
@@ -110,9 +111,9 @@ function idmapBinDir(): string {
 /** Errors of the machinery itself (not of the user's command) start with these. */
 const INFRA_ERROR = /^(bwrap|unshare|nsenter|prlimit|newuidmap|newgidmap)[^\n]*:/m;
 
-export class ShellSandboxError extends Error {
+export class ShellSandboxError extends HarnessError {
   constructor(message: string) {
-    super(message);
+    super(message, 'shell_sandbox');
     this.name = 'ShellSandboxError';
   }
 }

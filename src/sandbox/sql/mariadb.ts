@@ -14,6 +14,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { HarnessError } from '../../util/errors.js';
 
 export const DEFAULT_SOCKET = '/run/mysqld/mysqld.sock';
 export const START_HINT = 'start it with: bash scripts/setup.sh mariadb (installs and starts MariaDB; set MEMRL_MYSQL_SOCKET for another socket)';
@@ -75,9 +76,10 @@ export interface ClientRun {
 }
 
 /** The harness could not reach the server (client missing, server or container gone): an evaluator fault. */
-export class SqlTransportError extends Error {
+/** The SQL server or its client failed (not the statement): a harness fault. */
+export class SqlTransportError extends HarnessError {
   constructor(message: string) {
-    super(message);
+    super(message, 'sql_transport');
     this.name = 'SqlTransportError';
   }
 }

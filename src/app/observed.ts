@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { LedgerSnapshot } from '../llm/ledger.js';
 import { readOutcomeRows } from '../metrics/outcome-store.js';
-import { RunFiles } from '../runner/run-files.js';
+import { OUTCOMES_FILE, RunFolder } from '../runner/run-folder.js';
 
 export interface UnscoredTask {
   taskId: string;
@@ -32,12 +32,12 @@ export function unscoredTasks(outcomesFile: string): UnscoredTask[] {
   return [...byKey.values()];
 }
 
-export function recordObserved(runDir: string, benchmark: string, usage: LedgerSnapshot): void {
-  const files = new RunFiles(runDir, benchmark);
-  if (!files.hasManifest()) return;
-  const outcomes = files.path('outcomes.jsonl');
-  const manifest = files.readManifest();
-  files.writeManifest({
+export function recordObserved(runDir: string, usage: LedgerSnapshot): void {
+  const folder = new RunFolder(runDir);
+  if (!folder.hasManifest()) return;
+  const outcomes = folder.path(OUTCOMES_FILE);
+  const manifest = folder.readManifest();
+  folder.writeManifest({
     ...manifest,
     observed: {
       // Per role: the model names and system_fingerprint values the endpoint returned.

@@ -1,0 +1,45 @@
+/** The terminal lines of a run: the banner once tasks are loaded, one line per finished epoch. */
+import type { EpochEndEvent, Reporter } from '../core/reporter.js';
+
+export interface Banner {
+  benchmark: string;
+  method: string;
+  model: string;
+  simulated: boolean;
+  embedder: string;
+  epochs: number;
+  runDir: string;
+  logFile: string;
+  notes: readonly string[];
+}
+
+function fmt(x: number | null | undefined): string {
+  return typeof x === 'number' ? x.toFixed(3) : '-';
+}
+
+export class ConsoleReporter implements Reporter {
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly banner: Banner,
+  ) {}
+
+  onTasksLoaded(info: { train: number; valid: number; split: string }): void {
+    const b = this.banner;
+    this.write(
+      `memrl run ${b.benchmark}: method ${b.method}, model ${b.model}${b.simulated ? ' (offline simulator: pipeline check, not a result)' : ''}, ` +
+        `embedder ${b.embedder}, ${b.epochs} epoch(s), ${info.train} train / ${info.valid} valid tasks (${info.split})\n` +
+        `  run folder: ${b.runDir}\n  log: ${b.logFile}\n`,
+    );
+    for (const note of b.notes) this.write(`  note: ${note}\n`);
+  }
+
+  onEpochEnd(ev: EpochEndEvent): void {
+    const tr = ev.metrics.train.epochs.at(-1);
+    const va = ev.metrics.valid?.epochs.at(-1);
+    this.write(
+      `epoch ${ev.epoch}/${ev.epochs}: acc ${fmt(tr?.acc)}  CSR ${fmt(tr?.csr)}${typeof va?.acc === 'number' ? `  valid acc ${fmt(va.acc)}` : ''}  memories ${ev.memories}\n`,
+    );
+  }
+}
+
+export { fmt as formatMetric };

@@ -1,0 +1,232 @@
+/**
+ * `startRun(options, io)`: a run composed from the registries, the way `memrl run
+ * <benchmark>` does it and any program can. It resolves the config (defaults <
+ * benchmark defaults < YAML < flags), picks the run folder (new, or the one resumed),
+ * builds the models, embedder, benchmark, memory method and reporters, and hands them
+ * to the runner. The handle it returns can stop the run (Ctrl-C does) and tells how it
+ * ended; the caller decides what to print and which exit code that is.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import type { FlagValues } from '../config/flags.js';
+import type { Env } from '../config/interpolate.js';
+import { redactConfig } from '../config/redact.js';
+import { sectionOf } from '../config/schema.js';
+import type { ResolvedConfig } from '../config/types.js';
+import type { BenchmarkModule } from '../core/benchmark.js';
+import type { MethodModule } from '../core/method.js';
+import type { ReporterMap } from '../core/reporter.js';
+import { setContainerRun } from '../container/labels.js';
+import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
+import { runCacheLayers } from '../llm/cache.js';
+import { UsageLedger } from '../llm/ledger.js';
+import { loadPriceTable, pricesForRun } from '../llm/prices.js';
+import { fileReporters, ProgressReporter } from '../runner/reporters/index.js';
+import { RunFolder } from '../runner/run-folder.js';
+import { runBenchmark, type RunResult } from '../runner/run.js';
+import { UserError } from '../util/errors.js';
+import { gitCommit, memrlVersion } from '../util/version.js';
+import { loadConfig } from './config.js';
+import { ConsoleReporter } from './console-reporter.js';
+import { recordObserved } from './observed.js';
+import { findBenchmark, findMethod, type Registry } from './registry.js';
+import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
+
+export interface RunOptions {
+  benchmark: string;
+  /** Flag values as `memrl run <benchmark>` parses them (camelCase names; unset = absent). */
+  flags: FlagValues;
+  registry: Registry;
+  env?: Env;
+  cwd?: string;
+  /** The command line, recorded in run.json. */
+  command?: readonly string[];
+  /** Replace or add reporters (e.g. drop the console in a test). */
+  reporters?: (defaults: ReporterMap) => ReporterMap;
+}
+
+export interface RunIo {
+  /** Terminal lines (banner, notes, epoch lines, budget stops). */
+  err(text: string): void;
+  /** A terminal that can show a progress bar. */
+  tty: boolean;
+}
+
+export interface RunEnd {
+  result: RunResult | null;
+  /** The budget limit that stopped the run, if one did (the run is resumable). */
+  budget: BudgetHit | null;
+  /** Why a budget stop cut a step the runner could not interrupt cleanly. */
+  budgetCut?: string;
+}
+
+export interface RunHandle {
+  readonly benchmark: string;
+  readonly runDir: string;
+  readonly config: ResolvedConfig;
+  /** Stop after the running episodes; finished ones are kept and --resume continues. */
+  stop(): void;
+  readonly done: Promise<RunEnd>;
+}
+
+/** Slug for folder names: model names carry slashes and colons. */
+function slug(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+}
+
+function newRunId(cfg: ResolvedConfig, modelLabel: string): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${t}-${cfg.method}-${slug(modelLabel)}-s${cfg.run.seed}`;
+}
+
+export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandle> {
+  const cwd = options.cwd ?? process.cwd();
+  const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
+  const cfg = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
+    registry: options.registry,
+    ...(options.env ? { env: options.env } : {}),
+    cwd,
+  });
+  const method: MethodModule = findMethod(options.registry, cfg.method);
+  const modelLabel = modelLabelOf(cfg.llm);
+
+  let runDir: string;
+  if (cfg.run.resume) {
+    runDir = cfg.run.resume;
+    const folder = new RunFolder(runDir);
+    if (!folder.hasManifest()) throw new UserError(`--resume ${runDir}: no run.json there; point --resume at a run folder under results/${bench.name}/`, 'not_a_run_folder');
+    checkSameExperiment(folder.readManifest(), bench.name, cfg, modelLabel, runDir);
+  } else {
+    runDir = join(cfg.run.outputDir, bench.name, newRunId(cfg, modelLabel));
+  }
+
+  // Every run records its replies in <runDir>/responses.jsonl; --replay reads another run's recording, offline.
+  const replayArg = typeof options.flags.replay === 'string' ? options.flags.replay : undefined;
+  const replayFrom = replayArg ? resolve(cwd, replayArg) : null;
+  if (replayFrom) {
+    const recorded = new RunFolder(replayFrom);
+    if (!recorded.hasManifest()) throw new UserError(`--replay ${replayArg}: no run.json there; point --replay at a run folder under results/${bench.name}/`, 'not_a_run_folder');
+    checkSameExperiment(recorded.readManifest(), bench.name, cfg, modelLabel, replayFrom, '--replay');
+  }
+  const cacheLayers = runCacheLayers({ runDir, sharedDir: cfg.run.cacheDir, replayFrom });
+
+  // Budget: spend so far comes back from <runDir>/spend.json; reaching a limit stops the run like Ctrl-C.
+  const prices = pricesForRun(loadPriceTable(cfg.run.pricesFile), {
+    agent: { provider: cfg.llm.provider, model: cfg.llm.model },
+    ...(cfg.judge ? { judge: { provider: cfg.judge.provider, model: cfg.judge.model } } : {}),
+    embedding: { provider: cfg.embedding.provider, model: cfg.embedding.model },
+  });
+  const limits = { usd: cfg.run.budgetUsd, tokens: cfg.run.budgetTokens };
+  const unpriced = unpricedForBudget(limits, prices);
+  if (unpriced.length) throw new UserError(`--budget-usd cannot be enforced: ${unpriced.join('; ')}`, 'budget_unpriced');
+  const abort = new AbortController();
+  const ended: RunEnd = { result: null, budget: null };
+  const meter = SpendMeter.forRun(runDir, prices, limits, (hit) => {
+    ended.budget = hit;
+    io.err(`\n${budgetStopLine(hit, bench.name, runDir)}\n`);
+    abort.abort();
+  });
+
+  const handle = (done: Promise<RunEnd>): RunHandle => ({ benchmark: bench.name, runDir, config: cfg, stop: () => abort.abort(), done });
+  const spentAlready = meter.reached();
+  if (spentAlready) {
+    io.err(`${budgetStopLine(spentAlready, bench.name, runDir)}\n`);
+    return handle(Promise.resolve({ result: null, budget: spentAlready }));
+  }
+
+  const logDir = resolve(cwd, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const runName = runDir.split('/').at(-1) ?? 'run';
+  const logFile = join(logDir, `${bench.name}-${runName}.jsonl`);
+  const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, pino.destination({ dest: logFile, sync: true }));
+
+  // Containers started for this run carry its id (memrl cleanup --run <id>).
+  setContainerRun(runName);
+  const benchmark = await bench.create(cfg.bench, cfg);
+  const ledger = new UsageLedger({ prices, meter });
+  const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
+
+  const defaults: ReporterMap = fileReporters(runDir);
+  defaults.set('progress', new ProgressReporter(io.tty));
+  defaults.set(
+    'console',
+    new ConsoleReporter((t) => io.err(t), {
+      benchmark: bench.name,
+      method: cfg.method,
+      model: modelLabel,
+      simulated: cfg.llm.provider === 'sim',
+      embedder: embedder.label,
+      epochs: cfg.run.epochs,
+      runDir,
+      logFile,
+      notes: cfg.notes,
+    }),
+  );
+  const reporters = options.reporters ? options.reporters(defaults) : defaults;
+
+  const run = async (): Promise<RunEnd> => {
+    try {
+      ended.result = await runBenchmark({
+        benchmark,
+        method,
+        methodSettings: sectionOf(cfg.config, method.name),
+        memoryParams: cfg.memory,
+        buildStrategy: cfg.buildStrategy,
+        epochs: cfg.run.epochs,
+        batchSize: cfg.run.batchSize,
+        concurrency: cfg.run.concurrency,
+        seed: cfg.run.seed,
+        runValidation: cfg.run.runValidation,
+        validateBeforeTraining: cfg.run.valBeforeTrain,
+        createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers),
+        ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers) } : {}),
+        embedder,
+        ledger,
+        ...(cfg.run.promptDir ? { promptDir: cfg.run.promptDir } : {}),
+        runDir,
+        resume: cfg.run.resume !== null,
+        manifest: {
+          memrlVersion: memrlVersion(),
+          gitCommit: gitCommit(),
+          node: process.version,
+          platform: `${process.platform}-${process.arch}`,
+          command: ['memrl', ...(options.command ?? [])],
+          configSource: cfg.source,
+          methodReason: cfg.methodReason,
+          config: redactConfig(cfg.config),
+          memoryParams: cfg.memory,
+          buildStrategy: cfg.buildStrategy,
+          ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
+          benchmarkName: bench.displayName,
+          methodName: method.displayName,
+          logFile,
+          cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
+        },
+        ...(bench.tagFamily ? { tagFamily: bench.tagFamily } : {}),
+        reporters,
+        log,
+        signal: abort.signal,
+      });
+      recordObserved(runDir, ledger.snapshot());
+      return ended;
+    } catch (err) {
+      // A budget stop that cut a step the runner cannot interrupt cleanly (e.g. the start-up embeddings): still resumable.
+      if (!ended.budget) throw err;
+      return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };
+    } finally {
+      await benchmark.close?.();
+    }
+  };
+  return handle(run());
+}
+
+/** A resumed (or replayed) run must be the same experiment: refuse silently mixing settings. */
+function checkSameExperiment(manifest: Record<string, unknown>, name: string, cfg: ResolvedConfig, model: string, dir: string, flag = '--resume'): void {
+  const want: Record<string, unknown> = { benchmark: name, method: cfg.method, model, seed: cfg.run.seed };
+  for (const [k, v] of Object.entries(want)) {
+    if (manifest[k] !== undefined && manifest[k] !== v) {
+      throw new UserError(`${flag} ${dir}: the run used ${k}=${String(manifest[k])} but this command gives ${String(v)}; repeat the original command with ${flag}`, 'resume_mismatch');
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/** BigCodeBench ready to run: tasks, episodes through the chosen evaluator, manifest facts. */
+import type { ResolvedConfig } from '../../config/types.js';
+import type { Benchmark } from '../../core/benchmark.js';
+import type { BcbSettings } from './config.js';
+import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
+import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
+import { bcbSimPlayer } from './sim-player.js';
+import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluatorSettings } from './evaluator.js';
+
+export interface BcbBenchmarkOptions {
+  load: BcbLoadOptions;
+  episode: BcbEpisodeOptions;
+  /** Where the tests run (memrl.evaluator.backend); default: the local sandbox. */
+  evaluator?: BcbEvaluatorSettings;
+}
+
+/** Tasks that need a library the sandbox lacks: they cannot pass whatever the model writes. */
+export function blockedByMissingLibs(tasks: readonly BcbTask[], missingLibs: readonly string[]): { taskId: string; reason: string }[] {
+  const missing = new Set(missingLibs);
+  return tasks.flatMap((t) => {
+    const lacking = t.libs.filter((l) => missing.has(l));
+    return lacking.length ? [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox` }] : [];
+  });
+}
+
+export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask> {
+  // The run's tasks, kept for the manifest's list of blocked tasks.
+  let tasks: BcbTask[] = [];
+  const evaluator = createBcbEvaluator(
+    opts.evaluator ?? { backend: 'local', docker: defaultDockerSettings(), concurrency: 1, ...(opts.episode.eval.timeoutSec !== undefined ? { timeoutSec: opts.episode.eval.timeoutSec } : {}) },
+  );
+  return {
+    name: 'bcb',
+    envLabel: 'bigcodebench',
+    load: async () => {
+      const loaded = await loadBcb(opts.load);
+      tasks = [...loaded.train, ...loaded.valid];
+      return loaded;
+    },
+    episode: (task, ctx) => runBcbEpisode(task, ctx, opts.episode, evaluator),
+    simPlayer: (tasks) => bcbSimPlayer(tasks),
+    describeEvaluator: async () => {
+      // The docker backend throws here (a UserError) when the engine or image is missing: the run stops before it starts.
+      const facts = await evaluator.describe();
+      const missing = Array.isArray(facts.missingLibs) ? (facts.missingLibs as string[]) : [];
+      return { mode: opts.episode.eval.mode, ...facts, blockedTasks: blockedByMissingLibs(tasks, missing) };
+    },
+    close: () => evaluator.close(),
+  };
+}
+
+/** The benchmark for one `memrl run bcb`, from its resolved settings. */
+export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): Benchmark<BcbTask> {
+  const timeoutSec = Math.min(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS);
+  return createBcbBenchmark({
+    load: {
+      dataPath: s.dataPath ?? undefined,
+      splitFile: s.splitFile,
+      subset: s.subset,
+      split: s.split,
+      trainRatio: s.trainRatio,
+      seed: cfg.run.seed,
+      limit: cfg.run.limit ?? undefined,
+    },
+    episode: {
+      temperature: cfg.llm.temperature,
+      maxTokens: cfg.llm.maxTokens ?? undefined,
+      memoryBudgetChars: s.memoryBudget ?? undefined,
+      promptDir: cfg.run.promptDir ?? undefined,
+      eval: { mode: cfg.evaluator.bcbMode, timeoutSec },
+    },
+    evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec },
+  });
+}

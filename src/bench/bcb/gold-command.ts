@@ -1,0 +1,159 @@
+/**
+ * `memrl check-gold bcb`: replay BigCodeBench's canonical solutions through the
+ * evaluator (local sandbox, or containers with --evaluator docker) and report which
+ * fail here and why. A report, not a test: it exits 0 whatever the pass rate, and
+ * non-zero only on bad input or no sandbox.
+ */
+import { writeFileSync } from 'node:fs';
+import { FlagValueError, positiveInt, decimal, type FlagDef, type FlagValues } from '../../config/flags.js';
+import type { DockerSettings } from '../../config/types.js';
+import type { CommandIo, GoldCheck, GoldCheckContext } from '../../core/benchmark.js';
+import { InterruptedError, UserError, errorMessage } from '../../util/errors.js';
+import { checkGoldBcb, type GoldReport, type GoldTaskResult } from './check-gold.js';
+import type { BcbSubset } from './dataset.js';
+import { MAX_TIMEOUT_SEC, type BcbEvalMode } from './evaluate.js';
+
+/**
+ * Gold checks take BigCodeBench's hard limit as the budget: a few canonical
+ * solutions legitimately run 60-90 s (servers with run_duration, scripts that
+ * sleep past a 60 s timeout), and a gold check should not call those failures.
+ */
+const GOLD_TIMEOUT_SEC = MAX_TIMEOUT_SEC;
+
+/** A comma-separated id list flag. */
+export function idList(value: string): string[] {
+  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw new FlagValueError('expected a comma-separated list of task ids');
+  return ids;
+}
+
+const positiveNumber = decimal((n) => n > 0, 'a positive number');
+
+const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
+  { flags: '--subset <subset>', description: 'task subset', choices: ['full', 'hard'], default: 'full', path: null },
+  {
+    flags: '--mode <mode>',
+    description: 'reference: run the program as given; calibrated: prepend code_prompt like BigCodeBench',
+    choices: ['reference', 'calibrated'],
+    default: 'reference',
+    path: null,
+  },
+  { flags: '--limit <n>', description: 'only the first N tasks (by id number)', parse: positiveInt, path: null },
+  { flags: '--ids <ids>', description: 'only these task ids, comma-separated (e.g. 13,BigCodeBench/42)', parse: idList, path: null },
+  { flags: '--concurrency <n>', description: 'sandboxes (or containers) running at once', parse: positiveInt, default: 1, path: null },
+  {
+    flags: '--evaluator <backend>',
+    description: 'where the tests run: local = bubblewrap sandbox, docker = one container per task (default: memrl.evaluator.backend of --config, else local)',
+    choices: ['local', 'docker'],
+    path: null,
+  },
+  {
+    flags: '--docker-host <url>',
+    description: 'container engine for --evaluator docker (default: memrl.evaluator.docker.host, else DOCKER_HOST, else the usual sockets)',
+    path: null,
+  },
+  {
+    flags: '--image <name>',
+    description: 'image for --evaluator docker (default: memrl.evaluator.docker.images.bcb, i.e. memrl/bcb:latest from scripts/build-images.sh bcb)',
+    path: null,
+  },
+  { flags: '--config <file>', description: 'YAML config whose memrl.evaluator section to use (container limits, engine, image)', path: null },
+  { flags: '--timeout <sec>', description: 'per-task wall-clock budget in seconds (max 120)', parse: positiveNumber, default: GOLD_TIMEOUT_SEC, path: null },
+  { flags: '--data-path <path>', description: 'BigCodeBench .jsonl or .jsonl.gz (default: shared data dir)', path: null },
+  { flags: '--out <file>', description: 'also write the full report as JSON', path: null },
+  { flags: '-q, --quiet', description: 'no per-task progress lines', path: null },
+];
+
+interface BcbGoldFlags {
+  limit?: number;
+  subset: BcbSubset;
+  concurrency: number;
+  mode: BcbEvalMode;
+  dataPath?: string;
+  ids?: string[];
+  timeout?: number;
+  out?: string;
+  quiet?: boolean;
+  evaluator?: 'local' | 'docker';
+  dockerHost?: string;
+  image?: string;
+  config?: string;
+}
+
+/** memrl.evaluator of --config (or the defaults), with the flags on top. */
+function evaluatorOf(flags: BcbGoldFlags, ctx: GoldCheckContext): { backend: 'local' | 'docker'; docker: DockerSettings } {
+  // A gold check calls no model, so a config without its API key at hand is fine (inspect mode).
+  const ev = ctx.loadConfig(flags.config, { ...(flags.evaluator ? { evaluator: flags.evaluator } : {}), ...(flags.dockerHost ? { dockerHost: flags.dockerHost } : {}) }).evaluator;
+  return { backend: ev.backend, docker: flags.image ? { ...ev.docker, images: { ...ev.docker.images, bcb: flags.image } } : ev.docker };
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+function progressLine(r: GoldTaskResult, done: number, total: number): string {
+  const width = String(total).length;
+  const head = `[${String(done).padStart(width)}/${total}] ${r.id} ${r.status} ${formatSeconds(r.durationMs)}`;
+  return r.status === 'pass' ? head : `${head}  ${r.firstError ?? ''}`;
+}
+
+/** 'docker memrl/bcb:latest (3f2a…), ' for container runs; nothing for the local sandbox. */
+function where(report: GoldReport): string {
+  if (report.backend !== 'docker') return '';
+  const id = report.image?.id.replace(/^sha256:/, '').slice(0, 12);
+  return `docker ${report.image?.name ?? ''}${id ? ` ${id}` : ''}, `;
+}
+
+export function formatGoldSummary(report: GoldReport): string {
+  const pct = (100 * report.passRate).toFixed(1);
+  const lines = [
+    `BigCodeBench gold check (${report.subset}, ${report.mode} mode, ${where(report)}${report.python} ${report.pythonVersion ?? ''})`.trimEnd(),
+    `passed ${report.passed}/${report.total} (${pct}%)  median ${formatSeconds(report.medianMs)}/task  wall ${formatSeconds(report.wallMs)}`,
+    `by status: ${Object.entries(report.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  ];
+  if (report.failing.length > 0) {
+    lines.push(`failures by likely cause: ${Object.entries(report.byCategory).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  }
+  if (report.missingLibs.length > 0) lines.push(`libraries the sandbox lacks: ${report.missingLibs.join(', ')}`);
+  if (report.failing.length > 0) {
+    lines.push('failing tasks:');
+    const idWidth = Math.max(...report.failing.map((f) => f.id.length));
+    for (const f of report.failing) {
+      lines.push(`  ${f.id.padEnd(idWidth)}  ${f.status.padEnd(13)}  ${f.category ?? ''}${f.firstError ? `: ${f.firstError}` : ''}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The JSON report of a gold check, for --out. */
+export function writeGoldReport(path: string, report: unknown, io: CommandIo): void {
+  try {
+    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+  } catch (err) {
+    throw new UserError(`cannot write report ${path}: ${errorMessage(err)}`);
+  }
+  io.out(`report written to ${path}\n`);
+}
+
+export const bcbGoldCheck: GoldCheck = {
+  description: 'run BigCodeBench canonical solutions in the evaluator (local sandbox or containers); print the pass rate and every failure',
+  flags: FLAGS,
+  async run(values: FlagValues, ctx: GoldCheckContext): Promise<void> {
+    const flags = values as unknown as BcbGoldFlags;
+    const report = await checkGoldBcb({
+      subset: flags.subset,
+      mode: flags.mode,
+      concurrency: flags.concurrency,
+      signal: ctx.signal,
+      ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+      ...(flags.ids ? { ids: flags.ids } : {}),
+      ...(flags.dataPath ? { dataPath: flags.dataPath } : {}),
+      ...(flags.timeout !== undefined ? { timeoutSec: flags.timeout } : {}),
+      ...evaluatorOf(flags, ctx),
+      onResult: flags.quiet ? undefined : (r, done, total) => ctx.io.err(progressLine(r, done, total) + '\n'),
+    });
+    if (ctx.signal.aborted) throw new InterruptedError();
+    ctx.io.out(formatGoldSummary(report));
+    if (flags.out) writeGoldReport(flags.out, report, ctx.io);
+  },
+};

@@ -1,0 +1,122 @@
+/**
+ * LifelongAgentBench's configuration. It has no memrl.llb section: the reference keeps
+ * its LLB settings in `experiment` (task, split_file, valid_file, the llb_* options),
+ * so this module claims those keys, and adds the reference's defaults
+ * (rl_llb_config.yaml), its flags and its settings.
+ */
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { positiveInt, type FlagDef } from '../../config/flags.js';
+import type { MemrlConfig } from '../../config/schema.js';
+import type { ConfigLayer, SettingsContext } from '../../config/types.js';
+import type { MemoryParams } from '../../memory/types.js';
+import { UserError } from '../../util/errors.js';
+import { sharedDataDir } from '../../util/paths.js';
+
+/** rl_llb_config.yaml */
+export const llbDefaults: ConfigLayer = {
+  llm: { model: 'gpt-4o-mini', temperature: 0, max_tokens: 10240 },
+  embedding: { max_text_len: 8196 },
+  memory: { k_retrieve: 10, add_similarity_threshold: 0.99, sim_norm_mean: 0.39, sim_norm_std: 0.14 },
+  experiment: {
+    experiment_name: 'llb_memrl',
+    algorithm: 'rl',
+    enable_value_driven: true,
+    val_before_train: false,
+    llb_use_z_score_normalization: true,
+    llb_q_floor: 0,
+    llb_dedup_by_task_id: false,
+    task: 'os',
+    num_sections: 20,
+    batch_size: 5,
+    max_steps: 15,
+    valid_interval: 0,
+  },
+  rl_config: {
+    epsilon: 0.01,
+    topk: 5,
+    q_min_threshold: -0.8,
+    q_init_pos: 0.5,
+    q_init_neg: 0.5,
+    success_reward: 1,
+    failure_reward: 0,
+    sim_threshold: 0.5,
+  },
+};
+
+export const llbFlags: readonly FlagDef[] = [
+  { flags: '--task <name>', description: 'LifelongAgentBench task family: db (SQL on MariaDB) or os (shell in a sandbox) (default: experiment.task, else db)', choices: ['db', 'os'], path: ['experiment', 'task'] },
+  {
+    flags: '--split-file <path>',
+    description: 'training data: an LLB JSON file keyed by sample index (default: experiment.split_file, else the shared db_train.json / os_interaction_train.json)',
+    snake: '--split_file',
+    path: ['experiment', 'split_file'],
+  },
+  {
+    flags: '--valid-file <path>',
+    description: 'validation data file (default: experiment.valid_file, else the shared db_val.json / os_interaction_val.json)',
+    snake: '--valid_file',
+    path: ['experiment', 'valid_file'],
+  },
+  { flags: '--max-steps <n>', description: 'rounds per episode (default: experiment.max_steps, else 15 for LLB)', parse: positiveInt, snake: '--max_steps', path: ['experiment', 'max_steps'] },
+];
+
+/** LLB-only reference keys. */
+export const LLB_KEYS = [
+  'experiment.task',
+  'experiment.split_file',
+  'experiment.valid_file',
+  'experiment.valid_interval',
+  'experiment.llb_use_z_score_normalization',
+  'experiment.llb_q_floor',
+  'experiment.llb_dedup_by_task_id',
+  'experiment.max_steps',
+];
+
+export interface LlbSettings {
+  task: 'db' | 'os';
+  /** Absolute path of the training data file (experiment.split_file, else the shared train file of `task`). */
+  splitFile: string;
+  /** Absolute path of the validation data file (experiment.valid_file, else the shared val file of `task`). */
+  validFile: string;
+}
+
+const LLB_SHARED = {
+  db: { train: 'db_train.json', valid: 'db_val.json' },
+  os: { train: 'os_interaction_train.json', valid: 'os_interaction_val.json' },
+} as const;
+
+/**
+ * Data files: experiment.split_file / valid_file (relative to the working directory;
+ * a relative path that does not exist there falls back to the file of the same name
+ * in the shared data dir, so the reference's `./data/...` paths work), else the shared
+ * train / val files of experiment.task.
+ */
+export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbSettings {
+  const exp = cfg.experiment;
+  if (exp.task === 'kg') {
+    throw new UserError(`${ctx.where(['experiment', 'task'])}: \`experiment.task: kg\` is not available; LifelongAgentBench data here covers db and os`);
+  }
+  const task = exp.task === 'os' ? 'os' : 'db';
+  const dir = join(sharedDataDir(), 'llb');
+  const pick = (given: string | null, fallback: string): string => {
+    if (given === null || given.trim() === '') return join(dir, fallback);
+    const local = resolve(ctx.cwd, given);
+    if (existsSync(local) || isAbsolute(given)) return local;
+    const shared = join(dir, basename(given));
+    return existsSync(shared) ? shared : local;
+  };
+  return { task, splitFile: pick(exp.split_file, LLB_SHARED[task].train), validFile: pick(exp.valid_file, LLB_SHARED[task].valid) };
+}
+
+/** The reference's LLB options on the engine: raw or z-scored scores, its own Q floor, one memory per source task. */
+export function llbMemoryParams(params: MemoryParams, cfg: MemrlConfig): MemoryParams {
+  const exp = cfg.experiment;
+  return {
+    ...params,
+    zScore: exp.llb_use_z_score_normalization,
+    dedupByTaskId: exp.llb_dedup_by_task_id,
+    // experiment.llb_q_floor overrides rl_config.q_floor.
+    qFloor: exp.llb_q_floor !== null ? exp.llb_q_floor : params.qFloor,
+  };
+}

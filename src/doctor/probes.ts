@@ -1,0 +1,37 @@
+/**
+ * Probes for `memrl doctor`: is a piece of the machine there and does it work, and if
+ * not, why and what to run. Each is cheap and independent; none of them changes
+ * anything. Benchmarks use them in their own doctor checks (docker.ts checks the
+ * container engine and every registered image).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describeError } from '../container/errors.js';
+
+export interface DoctorCheck {
+  backend: 'local' | 'docker';
+  /** What this part is for, e.g. 'bcb tests', 'llb db server'. */
+  part: string;
+  ok: boolean;
+  detail: string;
+}
+
+export type ProbeOutcome = { ok: true; detail: string } | { ok: false; detail: string };
+type Outcome = ProbeOutcome;
+
+/** Runs a probe; a throw becomes a failed check with the error's text. */
+export async function settle(fn: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await fn();
+  } catch (err) {
+    return { ok: false, detail: describeError(err) };
+  }
+}
+
+/** The interpreter's version, or why it cannot run. */
+export function pythonVersion(python: string): Outcome {
+  if (!existsSync(python)) return { ok: false, detail: `${python} not found; install with: bash scripts/setup.sh system-bcb` };
+  const r = spawnSync(python, ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8', timeout: 10_000 });
+  return r.status === 0 ? { ok: true, detail: `python ${r.stdout.trim()}` } : { ok: false, detail: `${python} does not run: ${r.stderr.trim().split('\n').at(-1)}` };
+}
+

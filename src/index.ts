@@ -1,0 +1,16 @@
+/**
+ * memrl's public surface for plug-ins (`import ... from 'memrl'`): the contracts a
+ * benchmark or memory method implements, and the few helpers they commonly need.
+ * Programs that start runs themselves use 'memrl/app'.
+ */
+export * from './core/index.js';
+export { successProbability } from './llm/sim/shaping.js';
+export type { SimPlayer } from './llm/sim/model.js';
+export { ZERO_USAGE, type ChatModel, type ChatMessage, type ChatRequest, type ChatResponse, type TokenUsage } from './llm/types.js';
+export type { MemoryParams, MemoryRecord, BuildStrategy } from './memory/types.js';
+export { computeStats, type MemoryStats } from './memory/stats.js';
+export { MemoryWriter } from './memory/writer.js';
+export { Rng } from './util/rng.js';
+export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
+/** The zod memrl validates configs with: build a config section with it, so schemas compose. */
+export { z } from 'zod';

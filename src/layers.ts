@@ -1,0 +1,22 @@
+/**
+ * The layers of src/, top to bottom. A file may import from its own folder and from
+ * folders of lower layers only: never up, never sideways into another folder of the
+ * same layer. test/architecture/layers.test.ts enforces it on every run, and fails on
+ * an import cycle between folders.
+ *
+ * Files directly in src/ (index.ts: the public API for plug-ins) sit above everything.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['cli'], // commander actions: parse, print, signals, exit codes
+  ['app', 'report', 'compare'], // compose runs from the registries; present run folders
+  ['runner'], // the scheduler and its reporters
+  ['bench', 'methods'], // plug-ins: one folder per benchmark, one file per memory method
+  ['results'], // reading run folders
+  ['core'], // the contracts: benchmark, method, reporter, outcome, faults, run files
+  ['sandbox', 'doctor'], // where untrusted code runs locally; machine probes
+  ['container'], // the container engine
+  ['config'], // the config schema, flags and resolution, generic over the registry
+  ['memory', 'embed', 'metrics'], // the pure engine and its writer; embedders; the outcome matrix
+  ['llm'], // model clients
+  ['util'],
+];

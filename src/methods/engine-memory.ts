@@ -1,0 +1,132 @@
+/**
+ * The memory shared by the built-in methods: the MemRL engine (intent index, two-phase
+ * retrieval, Q updates, bucketed writes) plus the embeddings of the task keys and the
+ * writer that turns a finished episode into a memory. A method picks the engine's
+ * behaviour (none, rag, memp, memrl) and whether it writes.
+ */
+import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
+import type { Experience, FinishedEpisode, MethodContext, Retrieval, RetrievalFields, RetrievalQuery } from '../core/method.js';
+import type { Embedder } from '../embed/types.js';
+import { MemoryEngine } from '../memory/engine.js';
+import type { BuildStrategy, EpisodeResult, MemoryMethod, MemorySnapshot, PhaseAKey, Selection } from '../memory/types.js';
+import { MemoryWriter } from '../memory/writer.js';
+
+/** What the built-in methods checkpoint: the engine's snapshot, and reflection's latest attempt per task. */
+export type EngineState = MemorySnapshot & {
+  attempts?: Record<string, InjectedMemory>;
+};
+
+/** A training episode's contribution at the barrier (the journal keeps it as JSON). */
+export interface EngineExperience extends Experience {
+  taskId: string;
+  /** Memories whose Q this episode's reward updates. */
+  injectedIds: string[];
+  success: boolean;
+  newMemory?: {
+    id: string;
+    key: string;
+    phaseAKeys: PhaseAKey[];
+    content: string;
+    success: boolean;
+    meta: Record<string, unknown>;
+  };
+}
+
+const EMPTY: Selection = { selected: [], pool: 0, phaseAKeys: [], explored: false };
+
+/** The row fields of a selection: equal fields mean the same attempt (resume matches on them). */
+export function selectionFields(sel: Selection): RetrievalFields {
+  return { retrievedIds: sel.selected.map((c) => c.id), retrievedQ: sel.selected.map((c) => c.q), retrievedSim: sel.selected.map((c) => c.sim), explored: sel.explored, pool: sel.pool };
+}
+
+export class EngineMemory {
+  readonly engine: MemoryEngine;
+  /** Key embeddings never change: each task's key is embedded once per process. */
+  private readonly keyEmbedding = new Map<string, Float32Array>();
+  private readonly writer: MemoryWriter | undefined;
+  private readonly embedder: Embedder;
+  private readonly benchmark: string;
+
+  constructor(ctx: MethodContext, opts: { engine: MemoryMethod; writes: boolean; buildStrategy?: BuildStrategy }) {
+    const restored = ctx.restored as EngineState | undefined;
+    // The method decides the engine's behaviour (retrieval ranking, Q updates).
+    this.engine = restored ? MemoryEngine.restore(restored) : new MemoryEngine({ ...ctx.params, method: opts.engine });
+    this.embedder = ctx.embedder;
+    this.benchmark = ctx.benchmark;
+    this.writer = opts.writes
+      ? new MemoryWriter({ strategy: opts.buildStrategy ?? ctx.buildStrategy, updateStrategy: ctx.params.updateStrategy, model: ctx.model, promptDir: ctx.promptDir })
+      : undefined;
+  }
+
+  private get retrieves(): boolean {
+    return this.engine.params.method !== 'none';
+  }
+
+  async prepare(tasks: readonly TaskBase[], signal?: AbortSignal): Promise<void> {
+    if (!this.retrieves) return;
+    const vectors = await this.embedder.embed(tasks.map((t) => t.key), signal);
+    tasks.forEach((t, i) => this.keyEmbedding.set(t.id, vectors[i] as Float32Array));
+  }
+
+  /** The engine's selection for each task, drawn in task order from the query's RNG. */
+  select(tasks: readonly TaskBase[], query: RetrievalQuery): Selection[] {
+    return tasks.map((task) => (this.retrieves ? this.engine.retrieve(this.keyEmbedding.get(task.id) as Float32Array, query.rng) : EMPTY));
+  }
+
+  retrieval(sel: Selection): Retrieval {
+    return { memories: this.injected(sel), fields: selectionFields(sel), detail: sel.phaseAKeys };
+  }
+
+  private injected(sel: Selection): InjectedMemory[] {
+    return sel.selected.map((c) => {
+      const rec = this.engine.get(c.id);
+      if (!rec) throw new Error(`memory ${c.id} selected but not stored`);
+      const taskId = typeof rec.meta.taskId === 'string' ? rec.meta.taskId : undefined;
+      return { id: rec.id, key: rec.key, success: rec.success, taskId, content: rec.content, q: c.q, sim: c.sim };
+    });
+  }
+
+  /** The memory a finished training episode writes (committed at the barrier). */
+  async write(ep: FinishedEpisode): Promise<EngineExperience> {
+    const { task, epoch, outcome } = ep;
+    const injectedIds = ep.retrieval.fields.retrievedIds;
+    if (!this.writer) return { taskId: task.id, injectedIds, success: outcome.success };
+    const memoryId = `mem-e${epoch}-t${ep.index}`;
+    const built = await this.writer.write({
+      task: task.key,
+      trajectory: outcome.trajectory,
+      success: outcome.success,
+      tags: { benchmark: this.benchmark, taskId: task.id, epoch, phase: 'train' },
+      signal: ep.signal,
+    });
+    return {
+      memoryId,
+      taskId: task.id,
+      injectedIds,
+      success: outcome.success,
+      newMemory: {
+        id: memoryId,
+        key: task.key,
+        phaseAKeys: (ep.retrieval.detail as PhaseAKey[] | undefined) ?? [],
+        content: built.content,
+        success: outcome.success,
+        meta: { taskId: task.id, epoch, phase: 'train', status: outcome.status, ...(built.llmError ? { writerError: built.llmError } : {}) },
+      },
+    };
+  }
+
+  /** Q updates, then new memories, in task order (the engine's commit). */
+  commit(experiences: readonly Experience[], at: number): void {
+    if (!this.retrieves) return;
+    const results: EpisodeResult[] = (experiences as readonly EngineExperience[]).map((e) => {
+      const nm = e.newMemory;
+      const base = { injectedIds: e.injectedIds, success: e.success };
+      return nm ? { ...base, newMemory: { ...nm, keyEmbedding: this.keyEmbedding.get(e.taskId) as Float32Array } } : base;
+    });
+    this.engine.commit(results, at);
+  }
+
+  snapshot(): MemorySnapshot {
+    return this.engine.snapshot();
+  }
+}

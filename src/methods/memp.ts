@@ -1,0 +1,12 @@
+/** MemP: the same memories as MemRL (scripts and reflections), retrieved by similarity alone; Q plays no part. */
+import type { MethodModule } from '../core/method.js';
+import { engineMethod } from './engine-method.js';
+
+export const memp: MethodModule = {
+  kind: 'method',
+  name: 'memp',
+  displayName: 'MemP',
+  description: 'procedural memories (scripts, reflections) retrieved by similarity only, no Q learning',
+  engine: 'memp',
+  create: (ctx) => engineMethod(ctx, { engine: 'memp', writes: true }),
+};

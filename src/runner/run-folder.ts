@@ -1,0 +1,110 @@
+/**
+ * A run folder (results/<benchmark>/<run-id>/) as the runner owns it: its manifest
+ * (run.json), its epoch checkpoint, and the rows already on disk when resuming. The
+ * other files are the reporters' (runner/reporters/):
+ *
+ *   run.json          manifest: redacted config, versions, data hashes, model, seed
+ *   checkpoint.json   the whole learning state at the last completed epoch
+ *   journal.jsonl     while unfinished: the episodes finished since that checkpoint (journal.ts)
+ *   outcomes.jsonl    the outcome matrix, one row per task × epoch × phase (appended at each barrier)
+ *   outcomes.arrow    the same rows as an Arrow IPC file (rewritten each epoch)
+ *   traces.jsonl      multi-turn benchmarks: each episode's full conversation
+ *   metrics.json      per-epoch metrics (rewritten each epoch)
+ *   tb/               TensorBoard event file, reference tag names, step = epoch
+ *   summary.json      final (or interrupted) status, metrics, usage, memory stats
+ *   memories.jsonl    the memory records at the end (no embeddings)
+ *   responses.jsonl   every model reply the run used (replay, resume)
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { RUN_FORMAT } from '../core/run-files.js';
+import type { LedgerSnapshot } from '../llm/ledger.js';
+import { readOutcomeRows, type OutcomeRow } from '../metrics/index.js';
+import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
+
+export const CHECKPOINT_FILE = 'checkpoint.json';
+export const OUTCOMES_FILE = 'outcomes.jsonl';
+
+export interface Checkpoint {
+  version: 2;
+  epochCompleted: number;
+  validatedBeforeTraining: boolean;
+  /** The memory method's state: what its snapshot() returned. */
+  memory: unknown;
+  ledger: LedgerSnapshot;
+  savedAt: string;
+}
+
+export class RunFolder {
+  /** Touches nothing on disk: the folder comes to exist with create(). */
+  constructor(readonly dir: string) {}
+
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  hasManifest(): boolean {
+    return existsSync(this.path('run.json'));
+  }
+
+  /**
+   * Create the run folder with its run.json in one step (built under a temp name, then
+   * renamed), so a kill never leaves a run folder that --resume cannot open.
+   */
+  create(manifest: Record<string, unknown>): void {
+    if (existsSync(this.dir)) return this.writeManifest(manifest);
+    const parent = dirname(this.dir);
+    mkdirSync(parent, { recursive: true });
+    const tmp = join(parent, `${basename(this.dir)}.tmp-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp);
+    writeJsonAtomic(join(tmp, 'run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
+    renameSync(tmp, this.dir);
+    fsyncDir(parent);
+  }
+
+  /** Temp files a killed writer left behind (`<name>.tmp-<pid>`). */
+  removeStrayTempFiles(): void {
+    for (const d of [this.dir, this.path('tb')]) {
+      if (!existsSync(d)) continue;
+      for (const f of readdirSync(d)) if (/\.tmp-\d+$/.test(f)) rmSync(join(d, f), { force: true });
+    }
+  }
+
+  writeManifest(manifest: Record<string, unknown>): void {
+    writeJsonAtomic(this.path('run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
+  }
+
+  readManifest(): Record<string, unknown> {
+    return JSON.parse(readFileSync(this.path('run.json'), 'utf8')) as Record<string, unknown>;
+  }
+
+  /** `journaled`: finished episodes of the unfinished epoch taken over from the journal. */
+  noteResume(at: string, fromEpoch: number, journaled: number): void {
+    const m = this.readManifest();
+    const resumes = Array.isArray(m.resumes) ? m.resumes : [];
+    this.writeManifest({ ...m, resumes: [...resumes, { at, fromEpoch, journaled }] });
+  }
+
+  /** The last epoch checkpoint; one written by memrl's first checkpoint format is read too. */
+  readCheckpoint(): Checkpoint | undefined {
+    const p = this.path(CHECKPOINT_FILE);
+    if (!existsSync(p)) return undefined;
+    const c = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+    if (c.version === 1) {
+      // Format 1 kept reflection's attempts beside the engine snapshot.
+      const { memory, attempts, ...rest } = c;
+      return { ...(rest as unknown as Checkpoint), version: 2, memory: { ...(memory as object), ...(attempts ? { attempts } : {}) } };
+    }
+    return c as unknown as Checkpoint;
+  }
+
+  writeCheckpoint(c: Checkpoint): void {
+    writeJsonAtomic(this.path(CHECKPOINT_FILE), c);
+  }
+
+  /** Rows on disk up to an epoch (-1: none): what a resume keeps. */
+  rowsUpTo(epoch: number): OutcomeRow[] {
+    return readOutcomeRows(this.path(OUTCOMES_FILE)).rows.filter((r) => r.epoch <= epoch);
+  }
+}
