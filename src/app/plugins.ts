@@ -6,7 +6,7 @@
  *
  * A module that is missing, throws while loading, or exports something that does not
  * satisfy the contract fails in one line naming the module and what is wrong.
- * TypeScript modules are loaded through tsx (its ESM API), only when one is named.
+ * TypeScript modules are compiled by tsx's loader, registered only when one is named.
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -53,16 +53,24 @@ async function importPlugin(spec: string, path: string): Promise<Record<string, 
   if (!existsSync(path)) throw new UserError(`plugin ${spec}: no such file (${path}); give the path of a .js or .ts module`, 'plugin_missing');
   if (statSync(path).isDirectory()) throw new UserError(`plugin ${spec}: is a directory; give the module file (e.g. ${spec}/index.ts)`, 'plugin_missing');
   try {
-    if (/\.[mc]?ts$/.test(path)) {
-      // tsx compiles TypeScript on the fly; loaded only when a TS plug-in is named.
-      const { tsImport } = await import('tsx/esm/api');
-      return (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
-    }
+    if (/\.[mc]?ts$/.test(path)) await typescriptLoader();
     return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
     throw new UserError(`plugin ${spec}: failed to load: ${first}`, 'plugin_load_failed');
   }
+}
+
+let tsLoader: Promise<unknown> | undefined;
+
+/**
+ * tsx's loader, registered once for the whole process (not scoped to one import), so
+ * that a TS plug-in's `import ... from 'memrl'` gets the very modules the CLI runs on
+ * (one EpisodeFault class, one zod) instead of a second copy.
+ */
+function typescriptLoader(): Promise<unknown> {
+  tsLoader ??= import('tsx/esm/api').then(({ register }) => register());
+  return tsLoader;
 }
 
 /** Every benchmark or method module among the exports (default included, arrays flattened). */

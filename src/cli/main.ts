@@ -15,7 +15,7 @@ import { MemrlError, errorMessage } from '../util/errors.js';
 import { memrlVersion } from '../util/version.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 
-interface CommandEntry {
+export interface CommandEntry {
   name: string;
   description: string;
   /** Imports the command and registers it (options, subcommands, action). */
@@ -24,7 +24,7 @@ interface CommandEntry {
   registry?: boolean;
 }
 
-const COMMANDS: readonly CommandEntry[] = [
+export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'run',
     description: 'Run a benchmark through the shared memory engine (train epochs, optional validation)',
@@ -138,7 +138,9 @@ export async function main(argv: string[]): Promise<void> {
     let registry: Registry | undefined;
     if (entry?.registry) {
       const { builtinRegistry } = await import('../app/registry.js');
-      const { plugins } = prescan(args, (await import('yaml')).parse);
+      // A config file may name plug-ins (memrl.plugins); YAML is read only when there is one.
+      const hasConfig = command === 'config' || args.some((a) => a === '--config' || a.startsWith('--config='));
+      const { plugins } = prescan(args, hasConfig ? (await import('yaml')).parse : undefined);
       registry = builtinRegistry();
       if (plugins.length) registry = await (await import('../app/plugins.js')).loadPlugins(registry, plugins);
     }

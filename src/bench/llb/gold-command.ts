@@ -3,7 +3,7 @@ import { positiveInt, type FlagDef, type FlagValues } from '../../config/flags.j
 import type { DockerSettings } from '../../config/types.js';
 import type { GoldCheck, GoldCheckContext } from '../../core/benchmark.js';
 import { idList, writeGoldReport } from '../bcb/gold-command.js';
-import { checkGoldLlb, formatLlbGoldSummary } from './check-gold.js';
+
 
 interface LlbGoldFlags {
   task: 'db' | 'os';
@@ -59,6 +59,8 @@ export const llbGoldCheck: GoldCheck = {
   flags: FLAGS,
   async run(values: FlagValues, ctx: GoldCheckContext): Promise<void> {
     const flags = values as unknown as LlbGoldFlags;
+    // Loaded when the command runs: the checker pulls in the SQL and shell evaluators.
+    const { checkGoldLlb, formatLlbGoldSummary } = await import('./check-gold.js');
     const report = await checkGoldLlb({
       task: flags.task,
       file: flags.file,

@@ -1,0 +1,75 @@
+/**
+ * startRun in-process: the app layer composes a run from the registry (here with a
+ * toy benchmark registered like a plug-in), reports through the io it is given, can be
+ * stopped and resumed, and fails with typed faults, all without spawning the CLI.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { builtinRegistry, withPlugins } from '../../src/app/registry.js';
+import { startRun, type RunIo } from '../../src/app/start-run.js';
+import type { BenchmarkModule } from '../../src/core/benchmark.js';
+import { UserError } from '../../src/util/errors.js';
+import { tempDir } from '../helpers/temp.js';
+import { toyBenchmark, type ToyOptions } from '../helpers/toy-benchmark.js';
+
+function toyModule(opts: ToyOptions = {}): BenchmarkModule {
+  return {
+    kind: 'benchmark',
+    name: 'toy',
+    displayName: 'Toy',
+    description: 'a toy benchmark for in-process runs',
+    defaults: { experiment: { enable_value_driven: true, num_sections: 2, batch_size: 4 }, memory: { sim_norm_mean: 0.6, sim_norm_std: 0.15 }, rl_config: { sim_threshold: 0.3 } },
+    resolve: () => ({}),
+    create: () => toyBenchmark({ train: 8, ...opts }),
+  };
+}
+
+function capture(): RunIo & { text: () => string } {
+  let text = '';
+  return { err: (t) => void (text += t), tty: false, text: () => text };
+}
+
+describe('startRun (the app layer, in-process)', () => {
+  it('runs a registered benchmark to completion and reports through the io it is given', async () => {
+    const cwd = tempDir('memrl-app-');
+    const registry = withPlugins(builtinRegistry(), [{ origin: 'test', benchmarks: [toyModule()], methods: [] }]);
+    const io = capture();
+    const handle = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 2 }, registry, cwd, env: {} }, io);
+    expect(handle.runDir.startsWith(join(cwd, 'out', 'toy'))).toBe(true);
+    const end = await handle.done;
+    expect(end.result).toMatchObject({ epochsCompleted: 2, interrupted: false });
+    expect(io.text()).toMatch(/^memrl run toy: method memrl, model sim/m);
+    expect(io.text()).toMatch(/^epoch 2\/2: acc /m);
+    expect(JSON.parse(readFileSync(join(handle.runDir, 'summary.json'), 'utf8'))).toMatchObject({ status: 'complete', benchmark: 'toy' });
+  });
+
+  it('stop() ends the run resumably; the resumed run completes it', async () => {
+    const cwd = tempDir('memrl-app-');
+    let handleStop: (() => void) | undefined;
+    const registry = withPlugins(builtinRegistry(), [{ origin: 'test', benchmarks: [toyModule({ onEpisode: (_t, epoch) => epoch === 2 && handleStop?.() })], methods: [] }]);
+    const first = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 2 }, registry, cwd, env: {} }, capture());
+    handleStop = () => first.stop();
+    const end = await first.done;
+    expect(end.result).toMatchObject({ epochsCompleted: 1, interrupted: true });
+    expect(existsSync(join(first.runDir, 'checkpoint.json'))).toBe(true);
+
+    handleStop = undefined;
+    const again = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 2, resume: first.runDir }, registry, cwd, env: {} }, capture());
+    expect(again.runDir).toBe(first.runDir);
+    expect((await again.done).result).toMatchObject({ epochsCompleted: 2, interrupted: false });
+  });
+
+  it('bad input is a typed fault naming what to fix, before any folder is made', async () => {
+    const cwd = tempDir('memrl-app-');
+    const registry = builtinRegistry();
+    const err = await startRun({ benchmark: 'bcb', flags: { config: 'missing.yaml' }, registry, cwd, env: {} }, capture()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err).toMatchObject({ kind: 'user', exitCode: 2 });
+    expect((err as Error).message).toBe('missing.yaml: config file not found');
+    const unknown = await startRun({ benchmark: 'bcbb', flags: {}, registry, cwd, env: {} }, capture()).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'unknown_benchmark' });
+    expect((unknown as Error).message).toMatch(/did you mean `bcb`/);
+    expect(existsSync(join(cwd, 'results'))).toBe(false);
+  });
+});
