@@ -67,6 +67,16 @@ describe('memrl config', () => {
     expect(derived.run).toMatchObject({ epochs: 20, batchSize: 5 });
   });
 
+  it('takes the run flags of the benchmark it is told, not only BCB\'s', async () => {
+    const { out, code } = await runConfig(['--benchmark', 'llb', '--task', 'os', '--max-steps', '9', '--derived']);
+    expect(code).toBeUndefined();
+    const derived = parseYaml(out) as { bench: Record<string, unknown>; run: Record<string, unknown> };
+    expect(derived.bench).toMatchObject({ task: 'os' });
+    expect(derived.run).toMatchObject({ maxSteps: 9 });
+    const alf = await runConfig(['--benchmark', 'alfworld', '--split', 'valid_unseen', '--derived']);
+    expect((parseYaml(alf.out) as { bench: Record<string, unknown> }).bench).toMatchObject({ validSplit: 'valid_unseen' });
+  });
+
   it('a bad file gives one line on stderr and exit code 2', async () => {
     const { file } = tempYaml('memory:\n  k_retreive: 5\n');
     const { out, err, code } = await runConfig([file]);
