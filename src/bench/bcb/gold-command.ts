@@ -4,11 +4,10 @@
  * fail here and why. A report, not a test: it exits 0 whatever the pass rate, and
  * non-zero only on bad input or no sandbox.
  */
-import { writeFileSync } from 'node:fs';
-import { FlagValueError, positiveInt, decimal, type FlagDef, type FlagValues } from '../../config/flags.js';
-import type { DockerSettings } from '../../config/types.js';
-import type { CommandIo, GoldCheck, GoldCheckContext } from '../../core/benchmark.js';
-import { InterruptedError, UserError, errorMessage } from '../../util/errors.js';
+import { decimal, positiveInt, type FlagDef, type FlagValues } from '../../config/flags.js';
+import type { GoldCheck, GoldCheckContext } from '../../core/benchmark.js';
+import { InterruptedError } from '../../util/errors.js';
+import { goldEvaluator, goldFlags, idList, writeGoldReport, type GoldEvaluatorFlags } from '../gold.js';
 // Types only: the checker and its evaluators load when the command runs, not with the CLI.
 import type { GoldReport, GoldTaskResult } from './check-gold.js';
 import type { BcbSubset } from './dataset.js';
@@ -21,13 +20,6 @@ import type { BcbEvalMode } from './evaluate.js';
  * call those failures.
  */
 const GOLD_TIMEOUT_SEC = 120;
-
-/** A comma-separated id list flag. */
-export function idList(value: string): string[] {
-  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0) throw new FlagValueError('expected a comma-separated list of task ids');
-  return ids;
-}
 
 const positiveNumber = decimal((n) => n > 0, 'a positive number');
 
@@ -43,30 +35,16 @@ const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
   { flags: '--limit <n>', description: 'only the first N tasks (by id number)', parse: positiveInt, path: null },
   { flags: '--ids <ids>', description: 'only these task ids, comma-separated (e.g. 13,BigCodeBench/42)', parse: idList, path: null },
   { flags: '--concurrency <n>', description: 'sandboxes (or containers) running at once', parse: positiveInt, default: 1, path: null },
-  {
-    flags: '--evaluator <backend>',
-    description: 'where the tests run: local = bubblewrap sandbox, docker = one container per task (default: memrl.evaluator.backend of --config, else local)',
-    choices: ['local', 'docker'],
-    path: null,
-  },
-  {
-    flags: '--docker-host <url>',
-    description: 'container engine for --evaluator docker (default: memrl.evaluator.docker.host, else DOCKER_HOST, else the usual sockets)',
-    path: null,
-  },
-  {
-    flags: '--image <name>',
-    description: 'image for --evaluator docker (default: memrl.evaluator.docker.images.bcb, i.e. memrl/bcb:latest from scripts/build-images.sh bcb)',
-    path: null,
-  },
-  { flags: '--config <file>', description: 'YAML config whose memrl.evaluator section to use (container limits, engine, image)', path: null },
   { flags: '--timeout <sec>', description: 'per-task wall-clock budget in seconds (max 120)', parse: positiveNumber, default: GOLD_TIMEOUT_SEC, path: null },
   { flags: '--data-path <path>', description: 'BigCodeBench .jsonl or .jsonl.gz (default: shared data dir)', path: null },
-  { flags: '--out <file>', description: 'also write the full report as JSON', path: null },
-  { flags: '-q, --quiet', description: 'no per-task progress lines', path: null },
+  ...goldFlags({
+    evaluator: 'where the tests run: local = bubblewrap sandbox, docker = one container per task (default: memrl.evaluator.backend of --config, else local)',
+    image: 'image for --evaluator docker (default: memrl.evaluator.docker.images.bcb, i.e. memrl/bcb:latest from scripts/build-images.sh bcb)',
+    config: 'YAML config whose memrl.evaluator section to use (container limits, engine, image)',
+  }),
 ];
 
-interface BcbGoldFlags {
+interface BcbGoldFlags extends GoldEvaluatorFlags {
   limit?: number;
   subset: BcbSubset;
   concurrency: number;
@@ -76,17 +54,6 @@ interface BcbGoldFlags {
   timeout?: number;
   out?: string;
   quiet?: boolean;
-  evaluator?: 'local' | 'docker';
-  dockerHost?: string;
-  image?: string;
-  config?: string;
-}
-
-/** memrl.evaluator of --config (or the defaults), with the flags on top. */
-function evaluatorOf(flags: BcbGoldFlags, ctx: GoldCheckContext): { backend: 'local' | 'docker'; docker: DockerSettings } {
-  // A gold check calls no model, so a config without its API key at hand is fine (inspect mode).
-  const ev = ctx.loadConfig(flags.config, { ...(flags.evaluator ? { evaluator: flags.evaluator } : {}), ...(flags.dockerHost ? { dockerHost: flags.dockerHost } : {}) }).evaluator;
-  return { backend: ev.backend, docker: flags.image ? { ...ev.docker, images: { ...ev.docker.images, bcb: flags.image } } : ev.docker };
 }
 
 function formatSeconds(ms: number): string {
@@ -127,16 +94,6 @@ export function formatGoldSummary(report: GoldReport): string {
   return lines.join('\n') + '\n';
 }
 
-/** The JSON report of a gold check, for --out. */
-export function writeGoldReport(path: string, report: unknown, io: CommandIo): void {
-  try {
-    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
-  } catch (err) {
-    throw new UserError(`cannot write report ${path}: ${errorMessage(err)}`);
-  }
-  io.out(`report written to ${path}\n`);
-}
-
 export const bcbGoldCheck: GoldCheck = {
   description: 'run BigCodeBench canonical solutions in the evaluator (local sandbox or containers); print the pass rate and every failure',
   flags: FLAGS,
@@ -152,7 +109,7 @@ export const bcbGoldCheck: GoldCheck = {
       ...(flags.ids ? { ids: flags.ids } : {}),
       ...(flags.dataPath ? { dataPath: flags.dataPath } : {}),
       ...(flags.timeout !== undefined ? { timeoutSec: flags.timeout } : {}),
-      ...evaluatorOf(flags, ctx),
+      ...goldEvaluator(flags, ctx, 'bcb'),
       onResult: flags.quiet ? undefined : (r, done, total) => ctx.io.err(progressLine(r, done, total) + '\n'),
     });
     if (ctx.signal.aborted) throw new InterruptedError();
