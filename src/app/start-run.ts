@@ -30,7 +30,9 @@ import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
 import { recordObserved } from './observed.js';
+import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
+import { checkEndpoints } from './preflight.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
 export interface RunOptions {
@@ -83,23 +85,18 @@ function newRunId(cfg: ResolvedConfig, modelLabel: string): string {
 export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandle> {
   const cwd = options.cwd ?? process.cwd();
   const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
-  const cfg = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
+  const given = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
     registry: options.registry,
     ...(options.env ? { env: options.env } : {}),
     cwd,
   });
+  // A resumed run is the recorded run again: its settings come from its run.json.
+  const cfg = given.run.resume
+    ? resumedConfig({ registry: options.registry, benchmark: bench.name, flags: options.flags, given, dir: given.run.resume, cwd, ...(options.env ? { env: options.env } : {}) })
+    : given;
   const method: MethodModule = findMethod(options.registry, cfg.method);
   const modelLabel = modelLabelOf(cfg.llm);
-
-  let runDir: string;
-  if (cfg.run.resume) {
-    runDir = cfg.run.resume;
-    const folder = new RunFolder(runDir);
-    if (!folder.hasManifest()) throw new UserError(`--resume ${runDir}: no run.json there; point --resume at a run folder under results/${bench.name}/`, 'not_a_run_folder');
-    checkSameExperiment(folder.readManifest(), bench.name, cfg, modelLabel, runDir);
-  } else {
-    runDir = join(cfg.run.outputDir, bench.name, newRunId(cfg, modelLabel));
-  }
+  const runDir = cfg.run.resume ?? join(cfg.run.outputDir, bench.name, newRunId(cfg, modelLabel));
 
   // Every run records its replies in <runDir>/responses.jsonl; --replay reads another run's recording, offline.
   const replayArg = typeof options.flags.replay === 'string' ? options.flags.replay : undefined;
@@ -110,6 +107,14 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     checkSameExperiment(recorded.readManifest(), bench.name, cfg, modelLabel, replayFrom, '--replay');
   }
   const cacheLayers = runCacheLayers({ runDir, sharedDir: cfg.run.cacheDir, replayFrom });
+  // A live run checks that its endpoints answer before anything is written (a replay calls none).
+  if (!cacheLayers.offline) {
+    await checkEndpoints([
+      ...(cfg.llm.provider === 'openai' ? [{ key: 'llm.base_url', url: cfg.llm.baseUrl }] : []),
+      ...(cfg.judge?.provider === 'openai' ? [{ key: 'the judge base_url', url: cfg.judge.baseUrl }] : []),
+      ...(cfg.embedding.provider === 'openai' ? [{ key: 'embedding.base_url', url: cfg.embedding.baseUrl }] : []),
+    ]);
+  }
 
   // Budget: spend so far comes back from <runDir>/spend.json; reaching a limit stops the run like Ctrl-C.
   const prices = pricesForRun(loadPriceTable(cfg.run.pricesFile), {
@@ -186,12 +191,16 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         ...(cfg.run.promptDir ? { promptDir: cfg.run.promptDir } : {}),
         runDir,
         resume: cfg.run.resume !== null,
+        maxErrorRate: cfg.run.maxErrorRate,
         manifest: {
           memrlVersion: memrlVersion(),
           gitCommit: gitCommit(),
           node: process.version,
           platform: `${process.platform}-${process.arch}`,
           command: ['memrl', ...(options.command ?? [])],
+          // Relative paths in the config are relative to it (a resume from elsewhere resolves them here).
+          cwd,
+          plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
           configSource: cfg.source,
           methodReason: cfg.methodReason,
           config: redactConfig(cfg.config),

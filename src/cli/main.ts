@@ -9,6 +9,7 @@
  * (exit-codes.ts); anything else is a bug, printed with its stack under MEMRL_DEBUG.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Registry } from '../app/registry.js';
 import { MemrlError, errorMessage } from '../util/errors.js';
@@ -109,11 +110,23 @@ export function prescan(args: readonly string[], parseYaml?: (text: string) => u
     const value = inline ?? args[i + 1];
     if (flag === '--plugin' && value !== undefined) plugins.push(value);
     if (flag === '--config' && value !== undefined) configFile = value;
+    // A resumed run brings back the plug-ins it was run with.
+    if (flag === '--resume' && value !== undefined) plugins.push(...pluginsOfRun(value));
   }
   // `memrl config <file>` names the file as an argument.
   if (command === 'config' && !configFile) configFile = positional[1];
   if (configFile && parseYaml) plugins.push(...pluginsInConfig(configFile, parseYaml));
   return { command, plugins };
+}
+
+/** The plug-ins a run folder's run.json records (its absolute paths). */
+function pluginsOfRun(dir: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { plugins?: unknown };
+    return Array.isArray(manifest.plugins) ? manifest.plugins.filter((p): p is string => typeof p === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** memrl.plugins of a config file, read raw: a bad file is reported by the real config load. */

@@ -57,7 +57,9 @@ export function checkCompatible(baseline: LoadedRun[], candidate: LoadedRun[]): 
   if (be && ce && be !== ce) notes.push(`evaluator differs (baseline ${be}, candidate ${ce}): the same code can get different verdicts`);
   for (const [side, runs] of [['baseline', baseline], ['candidate', candidate]] as const) {
     for (const r of runs) {
-      if (r.data.status !== 'complete') notes.push(`${side} run ${r.data.id} is ${r.data.status}: its later epochs are missing or partial`);
+      // A failed run's numbers describe its fault (an endpoint, an evaluator), not the method.
+      if (r.data.status === 'failed') mismatches.push(`${side} run ${r.data.id} failed (too many episodes ended in error); resume it once the cause is fixed`);
+      else if (r.data.status !== 'complete') notes.push(`${side} run ${r.data.id} is ${r.data.status}: its later epochs are missing or partial`);
     }
   }
   return { mismatches, notes };

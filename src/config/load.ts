@@ -36,6 +36,8 @@ export interface LoadOptions {
    * instead of errors, so a file can be checked on a machine without secrets.
    */
   inspect?: boolean;
+  /** The settings as data instead of a file (a resumed run's recorded config); `path` then only labels it. */
+  data?: { tree: Record<string, unknown>; label: string };
 }
 
 export const QUICKSTART_CONFIG = 'configs/quickstart.yaml';
@@ -77,12 +79,16 @@ export function loadConfig(
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const inspect = options.inspect ?? false;
-  const source =
-    path === undefined
+  const source: YamlSource = options.data
+    ? { label: options.data.label, data: options.data.tree, lineOf: () => undefined }
+    : path === undefined
       ? readYamlFile(quickstartPath(), `built-in quickstart (${QUICKSTART_CONFIG})`)
       : readYamlFile(resolve(cwd, path), path);
   const where = (p: KeyPath) => whereInFile(source, p);
   const notes: string[] = [];
+  if (path !== undefined && !options.data && Object.keys(source.data).length === 0) {
+    notes.push(`${source.label} is empty: every setting is the ${benchmark} default`);
+  }
 
   const { value: fileData, problems } = interpolateEnv(source.data, env);
   for (const problem of problems) {
@@ -115,7 +121,7 @@ export function loadConfig(
     registry,
     part,
     source: source.label,
-    quickstart: path === undefined,
+    quickstart: path === undefined && !options.data,
     flags,
     env,
     cwd,

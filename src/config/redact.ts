@@ -4,8 +4,9 @@
  * the user that no key was configured.
  */
 import { isPlaceholderKey } from './credentials.js';
+import { REDACTED, redactUrlCredentials } from '../llm/redact.js';
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 const SECRET_KEY = /^(api[_-]?key|secret|password|token|access[_-]?token|auth[_-]?token)$/i;
 const URL_KEY = /^(base[_-]?url|url|endpoint)$/i;
@@ -28,25 +29,4 @@ function walk(value: unknown, key?: string): unknown {
   return value;
 }
 
-/** https://user:pass@host/... → https://<redacted>@host/... (also ?api-key=...). */
-export function redactUrlCredentials(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  let changed = false;
-  if (parsed.username || parsed.password) {
-    parsed.username = REDACTED;
-    parsed.password = '';
-    changed = true;
-  }
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (/key|token|secret|sig/i.test(name)) {
-      parsed.searchParams.set(name, REDACTED);
-      changed = true;
-    }
-  }
-  return changed ? parsed.toString() : url;
-}
+export { redactUrlCredentials };

@@ -10,7 +10,7 @@ import { UserError } from '../util/errors.js';
 import { resolveEndpoint } from './credentials.js';
 import type { FlagValues } from './flags.js';
 import type { Env } from './interpolate.js';
-import { keyNotes } from './key-notes.js';
+import { keyNotes, leafPaths } from './key-notes.js';
 import type { MemrlConfig, Method } from './schema.js';
 import type { BenchmarkConfigPart, ConfigRegistry, LlmSettings, ResolvedConfig, RunSettings } from './types.js';
 import type { KeyPath } from './yaml-source.js';
@@ -138,6 +138,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     bench,
     judge: part.judge?.(bench) ?? null,
     config: cfg,
+    fileKeys: ctx.quickstart ? [] : leafPaths(ctx.fileData),
     notes,
     inertKeys: present.inert,
     unreadKeys: present.unusedHere,
@@ -249,5 +250,6 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     budgetUsd: cfg.memrl.budget.usd,
     budgetTokens: cfg.memrl.budget.tokens,
     pricesFile: cfg.memrl.prices ? resolve(ctx.cwd, cfg.memrl.prices) : null,
+    maxErrorRate: cfg.memrl.max_error_rate,
   };
 }

@@ -242,10 +242,6 @@ export interface SchemaParts {
   methods: readonly ConfigPart[];
 }
 
-const RESERVED_SECTIONS = new Set([
-  'method', 'concurrency', 'limit', 'run_validation', 'plugins', 'prompt_dir', 'cache_dir', 'budget', 'prices', 'llm', 'embedding', 'sim', 'evaluator',
-]);
-
 /** memrl's own keys, the same for every benchmark. */
 function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[]) {
   const methodEnum = methods.length > 0 ? z.enum(methods as [string, ...string[]]) : z.string();
@@ -268,6 +264,11 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .default(null)
       .describe(
         "Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (BCB: experiment.bcb_run_validation; LLB: experiment.valid_interval > 0; others: on). CLI: --run-validation / --no-run-validation.",
+      ),
+    max_error_rate: num(z.number().min(0).max(1))
+      .default(0.5)
+      .describe(
+        'Stop the run as failed when more than this share of an epoch\'s episodes end in `error` (an endpoint or evaluator that keeps failing: the numbers would mean nothing). 1 = never.',
       ),
     plugins: z
       .array(z.string().min(1))
@@ -379,9 +380,12 @@ export function buildConfigSchema(parts: SchemaParts) {
     .strict();
 }
 
+let reserved: Set<string> | undefined;
+
 /** Names a plug-in section may not take: memrl's own keys. */
 export function isReservedSection(name: string): boolean {
-  return RESERVED_SECTIONS.has(name);
+  reserved ??= new Set(Object.keys(commonMemrlShape([], [])));
+  return reserved.has(name);
 }
 
 type CommonMemrl = z.output<z.ZodObject<ReturnType<typeof commonMemrlShape>>>;

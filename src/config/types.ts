@@ -67,6 +67,8 @@ export interface RunSettings {
   budgetTokens: number | null;
   /** Absolute user price table merged over the built-in one (memrl.prices, --prices), or null. */
   pricesFile: string | null;
+  /** Share of an epoch's episodes that may end in `error` before the run stops as failed (memrl.max_error_rate). */
+  maxErrorRate: number;
 }
 
 export interface EvaluatorSettings {
@@ -109,6 +111,8 @@ export interface ResolvedConfig<S = unknown> {
   judge: LlmSettings | null;
   /** The full validated tree (defaults < benchmark defaults < YAML < flags). Holds secrets: redact before printing. */
   config: MemrlConfig;
+  /** Leaf keys ("a.b.c") the user's file sets; none for the built-in quickstart. */
+  fileKeys: string[];
   /** Human notes about the resolution (placeholders replaced, simulator in use, ...). */
   notes: string[];
   /** Inert keys the file sets (accepted, no effect), with the reason. */

@@ -60,7 +60,7 @@ export interface EpochEndEvent {
 
 export interface RunEndEvent {
   info: RunInfo;
-  status: 'complete' | 'interrupted';
+  status: 'complete' | 'interrupted' | 'failed';
   /** summary.json as the runner composed it. */
   summary: Record<string, unknown>;
   /** The memory at the end. */

@@ -46,7 +46,8 @@ export const RunManifestSchema = z
 
 export type RunManifest = z.infer<typeof RunManifestSchema>;
 
-export const RUN_STATUSES = ['complete', 'interrupted'] as const;
+/** complete; interrupted (Ctrl-C, a budget: resumable); failed (too many error episodes: fix the cause, then resume). */
+export const RUN_STATUSES = ['complete', 'interrupted', 'failed'] as const;
 
 const headline = z
   .object({
@@ -59,6 +60,8 @@ const headline = z
 export const RunSummaryFileSchema = z
   .object({
     status: z.enum(RUN_STATUSES),
+    /** Why a failed run stopped. */
+    failure: z.string().optional(),
     epochsCompleted: z.number().int(),
     epochsPlanned: z.number().int(),
     benchmark: z.string(),

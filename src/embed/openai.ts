@@ -9,6 +9,7 @@ import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type Clien
 import { ProviderError, toProviderError, type CallContext } from '../llm/errors.js';
 import type { TokenUsage } from '../llm/types.js';
 import type { Embedder } from './types.js';
+import { redactUrlCredentials } from '../llm/redact.js';
 
 export interface OpenAIEmbedderOptions {
   apiKey: string;
@@ -77,7 +78,7 @@ export class OpenAIEmbedder implements Embedder {
       maxRetries,
       logger: opts.logger,
     });
-    this.ctx = { provider: this.label, operation: 'embeddings', apiKey: opts.apiKey, timeoutMs, maxRetries };
+    this.ctx = { provider: this.label, operation: 'embeddings', apiKey: opts.apiKey, timeoutMs, maxRetries, endpoint: redactUrlCredentials(opts.baseURL ?? 'https://api.openai.com/v1') };
   }
 
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {

@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../util/errors.js';
+import { FileLock } from '../util/lock.js';
 import { ProviderError } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
 
@@ -64,7 +65,8 @@ export class ResponseStore {
 
   constructor(
     readonly file: string,
-    private readonly opts: { readOnly?: boolean } = {},
+    /** shared: other processes append to it too (--cache), so each append holds its lock file. */
+    private readonly opts: { readOnly?: boolean; shared?: boolean } = {},
   ) {
     if (existsSync(this.file)) {
       const text = readFileSync(this.file, 'utf8');
@@ -97,7 +99,17 @@ export class ResponseStore {
       mkdirSync(dirname(this.file), { recursive: true });
       this.created = true;
     }
-    appendFileSync(this.file, `${this.tornTail ? '\n' : ''}${JSON.stringify(e)}\n`);
+    const line = `${this.tornTail ? '\n' : ''}${JSON.stringify(e)}\n`;
+    if (this.opts.shared) {
+      const lock = FileLock.acquireWaiting(`${this.file}.lock`, 'memrl reply cache', `reply cache ${this.file}`, 10_000);
+      try {
+        appendFileSync(this.file, line);
+      } finally {
+        lock.release();
+      }
+    } else {
+      appendFileSync(this.file, line);
+    }
     this.tornTail = false;
   }
 
@@ -295,6 +307,6 @@ export function runCacheLayers(opts: { runDir: string; sharedDir?: string | null
     const src = new ResponseStore(file, { readOnly: true });
     return { sources: [own, src], record: [own], offline: { from: opts.replayFrom } };
   }
-  const shared = opts.sharedDir ? new ResponseStore(join(opts.sharedDir, CACHE_FILE)) : undefined;
+  const shared = opts.sharedDir ? new ResponseStore(join(opts.sharedDir, CACHE_FILE), { shared: true }) : undefined;
   return { sources: shared ? [own, shared] : [own], record: shared ? [own, shared] : [own] };
 }

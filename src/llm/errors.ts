@@ -30,6 +30,8 @@ export interface CallContext {
   apiKey: string;
   timeoutMs: number;
   maxRetries: number;
+  /** The base URL called, named when it cannot be reached. */
+  endpoint?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export function toProviderError(err: unknown, ctx: CallContext): ProviderError {
   if (err instanceof APIConnectionError) {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
     return new ProviderError(
-      clean(`${where} could not reach the server after ${attempts} attempt${attempts === 1 ? '' : 's'}${cause}`),
+      clean(`${where} could not reach ${ctx.endpoint ?? 'the server'} after ${attempts} attempt${attempts === 1 ? '' : 's'}${cause}`),
       ctx.provider,
       'connection',
     );

@@ -7,6 +7,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ClientLogger } from './client.js';
 import { ProviderError, toProviderError, type CallContext } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
+import { redactUrlCredentials } from './redact.js';
 
 /**
  * Which request field carries the output limit. Most OpenAI-compatible servers
@@ -48,7 +49,7 @@ export class OpenAIChatModel implements ChatModel {
       maxRetries,
       logger: opts.logger,
     });
-    this.ctx = { provider: this.label, operation: 'chat', apiKey: opts.apiKey, timeoutMs, maxRetries };
+    this.ctx = { provider: this.label, operation: 'chat', apiKey: opts.apiKey, timeoutMs, maxRetries, endpoint: redactUrlCredentials(opts.baseURL ?? 'https://api.openai.com/v1') };
   }
 
   /** The request body sent for a ChatRequest (exported for tests and cache keys). */

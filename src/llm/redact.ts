@@ -33,3 +33,28 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   out = out.replace(KEY_SHAPES[2]!, '$1***');
   return out;
 }
+
+export const REDACTED = '<redacted>';
+
+/** https://user:pass@host/... → https://<redacted>@host/... (also ?api-key=...). */
+export function redactUrlCredentials(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  let changed = false;
+  if (parsed.username || parsed.password) {
+    parsed.username = REDACTED;
+    parsed.password = '';
+    changed = true;
+  }
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (/key|token|secret|sig/i.test(name)) {
+      parsed.searchParams.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  return changed ? parsed.toString() : url;
+}

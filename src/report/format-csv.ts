@@ -23,6 +23,7 @@ export const TABLE_CSV_HEADER = [
   'simulated',
   'standin',
   'unfinished',
+  'failed',
   'seeds',
   'runs',
 ] as const;
@@ -51,6 +52,7 @@ export function formatCsv(table: ResultTable): string {
           c.marks.includes('simulated'),
           c.marks.includes('standin'),
           c.marks.includes('unfinished'),
+          c.marks.includes('failed'),
           c.seeds.map((x) => x ?? '').join(';'),
           c.runIds.join(';'),
         ]);

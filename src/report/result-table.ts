@@ -11,13 +11,14 @@ import { benchmarkName, compareBenchmarks, compareMethods, methodName } from './
 import type { PaperResults } from './paper-results.js';
 import type { TableMetric } from './table-metrics.js';
 
-export type Mark = 'simulated' | 'standin' | 'unfinished';
+export type Mark = 'simulated' | 'standin' | 'unfinished' | 'failed';
 
 /** In the order their footnotes are printed. */
 export const MARK_NOTES: readonly { mark: Mark; note: string }[] = [
   { mark: 'simulated', note: 'simulated model (sim): pipeline check, not a result.' },
   { mark: 'standin', note: 'ALFWorld stand-in environment (household-standin), not the real ALFWorld: pipeline check, not a result.' },
   { mark: 'unfinished', note: 'includes a run that did not finish (interrupted or still running): fewer epochs than planned.' },
+  { mark: 'failed', note: 'includes a failed run (too many episodes ended in error): its numbers describe the fault, not the method; fix the cause and resume it.' },
 ];
 
 export type Phase = 'train' | 'valid';
@@ -82,7 +83,8 @@ export function runMarks(run: RunFolder): Mark[] {
   const marks: Mark[] = [];
   if (run.simulated) marks.push('simulated');
   if (/stand-?in/i.test(run.env)) marks.push('standin');
-  if (run.status !== 'complete') marks.push('unfinished');
+  if (run.status === 'failed') marks.push('failed');
+  else if (run.status !== 'complete') marks.push('unfinished');
   return marks;
 }
 

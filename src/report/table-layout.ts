@@ -86,6 +86,7 @@ export const MARK_SYMBOLS: Record<Mark, { text: string; latex: string }> = {
   simulated: { text: '†', latex: '\\dagger' },
   standin: { text: '‡', latex: '\\ddagger' },
   unfinished: { text: '§', latex: '\\S' },
+  failed: { text: '¶', latex: '\\P' },
 };
 
 /** Lines under the table, as plain text, with the format's mark symbol in front of mark notes. */

@@ -23,7 +23,8 @@ export interface RunFolder {
   simulated: boolean;
   seed: number | null;
   split: string | null;
-  status: 'complete' | 'interrupted' | 'running';
+  /** failed: stopped by too many error episodes; running: no summary yet (still running, or killed). */
+  status: 'complete' | 'interrupted' | 'failed' | 'running';
   manifest: Record<string, unknown>;
   summary: Record<string, unknown> | null;
   rows: OutcomeRow[];
@@ -64,7 +65,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     validTaskIds: hasValid && validTaskIds.length ? validTaskIds : undefined,
   });
   const dataset = (manifest.dataset ?? {}) as { split?: unknown };
-  const status = summary?.status === 'complete' || summary?.status === 'interrupted' ? summary.status : 'running';
+  const status = (summary?.status as RunFolder['status'] | undefined) ?? 'running';
   return {
     dir,
     id: basename(dir),

@@ -14,6 +14,7 @@
  *   summary.json      final (or interrupted) status, metrics, usage, memory stats
  *   memories.jsonl    the memory records at the end (no embeddings)
  *   responses.jsonl   every model reply the run used (replay, resume)
+ *   .lock             while a process runs it: who (one process per folder)
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -21,8 +22,10 @@ import { RUN_FORMAT } from '../core/run-files.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
 import { readOutcomeRows, type OutcomeRow } from '../metrics/index.js';
 import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
+import { FileLock } from '../util/lock.js';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
+export const LOCK_FILE = '.lock';
 export const OUTCOMES_FILE = 'outcomes.jsonl';
 
 export interface Checkpoint {
@@ -49,10 +52,16 @@ export class RunFolder {
 
   /**
    * Create the run folder with its run.json in one step (built under a temp name, then
-   * renamed), so a kill never leaves a run folder that --resume cannot open.
+   * renamed), so a kill never leaves a run folder that --resume cannot open. Returns
+   * the folder's lock, held from the start.
    */
-  create(manifest: Record<string, unknown>): void {
-    if (existsSync(this.dir)) return this.writeManifest(manifest);
+  create(manifest: Record<string, unknown>): FileLock {
+    if (existsSync(this.dir)) {
+      // Already there (a reply cache opened it, or another process): take it before writing into it.
+      const lock = this.lock();
+      this.writeManifest(manifest);
+      return lock;
+    }
     const parent = dirname(this.dir);
     mkdirSync(parent, { recursive: true });
     const tmp = join(parent, `${basename(this.dir)}.tmp-${process.pid}`);
@@ -61,6 +70,12 @@ export class RunFolder {
     writeJsonAtomic(join(tmp, 'run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
     renameSync(tmp, this.dir);
     fsyncDir(parent);
+    return this.lock();
+  }
+
+  /** One process per run folder: two runs writing one folder would count episodes twice. */
+  lock(): FileLock {
+    return FileLock.acquire(this.path(LOCK_FILE), `memrl run, ${process.argv.slice(2, 4).join(' ')}`, `run folder ${this.dir}`);
   }
 
   /** Temp files a killed writer left behind (`<name>.tmp-<pid>`). */

@@ -33,6 +33,7 @@ import { summarize, type RunSummary } from '../metrics/summary.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import { BUILTIN_METHODS } from '../methods/registry.js';
 import { MemrlError, UserError, errorMessage } from '../util/errors.js';
+import type { FileLock } from '../util/lock.js';
 import { chunk, mapPool } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
 import { faultOutcome } from './episode-outcome.js';
@@ -68,6 +69,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   resume: boolean;
   /** Redacted resolved config and other facts for run.json. */
   manifest: Record<string, unknown>;
+  /** Stop as failed when more than this share of an epoch's episodes end in `error` (default: never). */
+  maxErrorRate?: number;
   /** The reference TensorBoard tag set (the benchmark module's); default: from the benchmark's name. */
   tagFamily?: TagFamily;
   /** Every output; default: the run folder's files (fileReporters). */
@@ -82,6 +85,8 @@ export interface RunResult {
   runDir: string;
   epochsCompleted: number;
   interrupted: boolean;
+  /** Why the run stopped as failed (too many error episodes), if it did. */
+  failure?: string;
   summary: Record<string, unknown>;
 }
 
@@ -118,6 +123,16 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
 type Emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => void;
 
 async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
+  // A resumed folder is locked before anything of it is read; a new one when it is made.
+  let lock: FileLock | undefined = plan.resume && new RunFolder(plan.runDir).hasManifest() ? new RunFolder(plan.runDir).lock() : undefined;
+  try {
+    return await scheduleLocked(plan, emit, (l) => (lock ??= l));
+  } finally {
+    lock?.release();
+  }
+}
+
+async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, locked: (lock: FileLock) => void): Promise<RunResult> {
   const now = plan.now ?? Date.now;
   const log = plan.log;
   const bench = plan.benchmark;
@@ -170,7 +185,7 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
   const validTaskIds = loaded.valid.map((t) => t.id);
   if (!resuming) {
     // Only now, with tasks loaded, does the run folder come to exist: a bad start leaves nothing behind.
-    folder.create({
+    const created = folder.create({
       ...plan.manifest,
       benchmark: bench.name,
       env: bench.envLabel,
@@ -188,6 +203,7 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
       evaluator,
       startedAt: new Date(now()).toISOString(),
     });
+    locked(created);
   } else {
     folder.removeStrayTempFiles();
   }
@@ -281,7 +297,8 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
    */
   const once = async (it: IndexedTask<T>, epoch: number, phase: OutcomePhase, retrieval: Retrieval, run: () => Promise<EpisodeRecord>): Promise<EpisodeRecord> => {
     const saved = journal.episode(phase, epoch, it.index);
-    if (saved && saved.taskId === it.task.id && sameRetrieval(retrieval.fields, saved.row)) {
+    // An episode that ended in error is run again: the fault (an endpoint, an evaluator) may be fixed now.
+    if (saved && saved.taskId === it.task.id && saved.row.status !== 'error' && sameRetrieval(retrieval.fields, saved.row)) {
       ledger.restore(addUsage(ledger.snapshot(), saved.usage));
       emit('onEpisode', saved.row);
       return { row: saved.row, ...(saved.result ? { experience: saved.result } : {}) };
@@ -389,8 +406,19 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
     return summarize(rows, { trainTaskIds, validTaskIds: hasValid ? validTaskIds : undefined });
   };
 
+  /** Too many errors in this epoch: its numbers would describe the fault, not the method. */
+  const failureOf = (epoch: number): string | undefined => {
+    if (plan.maxErrorRate === undefined) return undefined;
+    const ran = rows.filter((r) => r.epoch === epoch);
+    const errors = ran.filter((r) => r.status === 'error');
+    if (ran.length === 0 || errors.length / ran.length <= plan.maxErrorRate) return undefined;
+    const pct = (x: number) => `${Math.round(100 * x)}%`;
+    return `epoch ${epoch}: ${errors.length} of ${ran.length} episodes ended in error (${pct(errors.length / ran.length)} > memrl.max_error_rate ${pct(plan.maxErrorRate)}); the first: ${errors[0]!.error ?? 'no message'}`;
+  };
+
   let epochsCompleted = doneEpoch;
   let validatedBeforeTraining = valZeroDone;
+  let failure: string | undefined;
   if (plan.runValidation && plan.validateBeforeTraining && doneEpoch === 0 && !valZeroDone) {
     await validate(0);
     validatedBeforeTraining = !aborted();
@@ -400,6 +428,12 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
     if (!ok) break;
     if (plan.runValidation) await validate(epoch);
     if (aborted()) break;
+    // Not checkpointed: a resume runs the epoch again, once the fault is fixed.
+    failure = failureOf(epoch);
+    if (failure) {
+      log.error({ event: 'run_failed', epoch, failure }, 'too many errors');
+      break;
+    }
     // Derived files first: a kill before the checkpoint replays this epoch and rewrites them.
     const metrics = metricsNow();
     emit('onEpochEnd', { info, epoch, epochs: plan.epochs, metrics, rows, memories: method.size });
@@ -422,8 +456,10 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
   const interrupted = aborted() || epochsCompleted < plan.epochs;
   crashPoint('end');
   const metrics = metricsNow();
+  const status = failure ? 'failed' : interrupted ? 'interrupted' : 'complete';
   const summary = {
-    status: interrupted ? 'interrupted' : 'complete',
+    status,
+    ...(failure ? { failure } : {}),
     epochsCompleted,
     epochsPlanned: plan.epochs,
     model: model.label,
@@ -436,11 +472,11 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promi
     valid: metrics.valid ? headline(metrics.valid) : undefined,
     metrics,
   };
-  emit('onRunEnd', { info, status: summary.status as 'complete' | 'interrupted', summary, records: method.records() });
+  emit('onRunEnd', { info, status, summary, records: method.records() });
   if (interrupted) journal.close();
   else journal.remove();
   log.info({ event: 'run_end', epochsCompleted, interrupted }, 'run end');
-  return { runDir: plan.runDir, epochsCompleted, interrupted, summary };
+  return { runDir: plan.runDir, epochsCompleted, interrupted, ...(failure ? { failure } : {}), summary };
 }
 
 function builtinMethod(name: string): MethodModule {

@@ -60,7 +60,7 @@ function render(resolved: ResolvedConfig, derived: boolean): string {
   ];
   let body: string;
   if (derived) {
-    const { config: _tree, notes: _notes, inertKeys: _inert, unreadKeys: _unread, ...settings } = resolved;
+    const { config: _tree, notes: _notes, inertKeys: _inert, unreadKeys: _unread, fileKeys: _keys, ...settings } = resolved;
     body = stringify(redactConfig(settings), { lineWidth: 0 });
   } else {
     body = stringify(redactConfig(resolved.config), { lineWidth: 0 });

@@ -40,7 +40,8 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     process.on('SIGINT', onSigint);
     try {
       const end = await handle.done;
-      const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} ... --resume ${handle.runDir}${extra}`;
+      // --resume alone restores every setting of the run (and its plug-ins).
+      const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${extra}`;
       if (end.budgetCut !== undefined) {
         process.stderr.write(`stopped by the budget (${end.budgetCut}); ${resumeHint(` ${end.budget!.flag} <more>`)}\n`);
         process.exitCode = EXIT.budget;
@@ -53,6 +54,11 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
         return;
       }
       const s = result.summary as { train?: { last?: number | null; csr?: number | null }; valid?: { last?: number | null } };
+      if (result.failure) {
+        process.stderr.write(`failed: ${result.failure}\nresults: ${handle.runDir} (marked failed)\nfix the cause, then ${resumeHint()}\n`);
+        process.exitCode = EXIT.fault;
+        return;
+      }
       process.stderr.write(
         `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${handle.config.run.epochs} epoch(s); ` +
           `last acc ${fmt(s.train?.last)}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +

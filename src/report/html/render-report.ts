@@ -29,7 +29,7 @@ const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1080px;padding:16px 24px;color:#222}
 h1{margin:.2em 0}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}h3{margin:1.4em 0 .4em}
 .banner{padding:8px 12px;border-radius:4px;margin:6px 0;font-weight:600}.banner.simulated,.banner.standin{background:#fdecea;color:#8a1c12;border:1px solid #f5c2bd}
-.banner.unfinished{background:#fff4e0;color:#7a4b00;border:1px solid #f3d9a4}
+.banner.unfinished{background:#fff4e0;color:#7a4b00;border:1px solid #f3d9a4}.banner.failed{background:#fdecea;color:#8a1c12;border:1px solid #f5c2bd}
 nav a{margin-right:12px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
 th{background:#f6f6f6}td.key{text-align:left;max-width:520px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
