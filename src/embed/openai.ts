@@ -5,7 +5,7 @@
  * batched requests; results are matched back by the response's `index`.
  */
 import type OpenAI from 'openai';
-import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ClientLogger } from '../llm/client.js';
+import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from '../llm/client.js';
 import { ProviderError, toProviderError, type CallContext } from '../llm/errors.js';
 import type { TokenUsage } from '../llm/types.js';
 import type { Embedder } from './types.js';
@@ -105,6 +105,7 @@ export class OpenAIEmbedder implements Embedder {
 
   private async request(input: string[], signal?: AbortSignal): Promise<number[][]> {
     let res: OpenAI.Embeddings.CreateEmbeddingResponse;
+    const scoped = requestSignal(signal);
     try {
       res = await this.client.embeddings.create(
         {
@@ -114,10 +115,12 @@ export class OpenAIEmbedder implements Embedder {
           encoding_format: 'float',
           ...(this.opts.dimensions ? { dimensions: this.opts.dimensions } : {}),
         },
-        signal ? { signal } : undefined,
+        scoped.options,
       );
     } catch (err) {
       throw toProviderError(err, this.ctx);
+    } finally {
+      scoped.release();
     }
     const data = Array.isArray(res.data) ? res.data : [];
     if (data.length !== input.length) {

@@ -47,3 +47,17 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
   }
   return new OpenAI({ ...common, baseURL: opts.baseURL });
 }
+
+/**
+ * A signal for one request that follows `signal`. The openai package leaves an abort
+ * listener on every signal it is given, so handing it the run's long-lived signal
+ * would pile up one listener per call; this one is dropped with the request.
+ */
+export function requestSignal(signal: AbortSignal | undefined): { options: { signal: AbortSignal } | undefined; release(): void } {
+  if (!signal) return { options: undefined, release: () => undefined };
+  const ac = new AbortController();
+  const follow = (): void => ac.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  return { options: { signal: ac.signal }, release: () => signal.removeEventListener('abort', follow) };
+}

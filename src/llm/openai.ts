@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ClientLogger } from './client.js';
+import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from './client.js';
 import { ProviderError, toProviderError, type CallContext } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
 import { redactUrlCredentials } from './redact.js';
@@ -74,10 +74,13 @@ export class OpenAIChatModel implements ChatModel {
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const started = performance.now();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
+    const scoped = requestSignal(signal);
     try {
-      completion = await this.client.chat.completions.create(this.buildBody(req), signal ? { signal } : undefined);
+      completion = await this.client.chat.completions.create(this.buildBody(req), scoped.options);
     } catch (err) {
       throw toProviderError(err, this.ctx);
+    } finally {
+      scoped.release();
     }
     const latencyMs = Math.round(performance.now() - started);
     const choice = completion.choices?.[0];

@@ -24,14 +24,25 @@ export function methodName(id: string): string {
   return BUILTIN_METHODS.find((m) => m.name === id)?.displayName ?? METHOD_ALIASES[id] ?? recorded.methods.get(id) ?? id;
 }
 
+/** A benchmark's display name; a variant column ('llb-db') reads as its benchmark's name and variant ('LLB db'). */
 export function benchmarkName(id: string): string {
-  return BUILTIN_BENCHMARKS.find((b) => b.name === id)?.displayName ?? recorded.benchmarks.get(id) ?? id;
+  const own = BUILTIN_BENCHMARKS.find((b) => b.name === id)?.displayName ?? recorded.benchmarks.get(id);
+  if (own) return own;
+  const [base, ...variant] = id.split('-');
+  const baseName = variant.length ? (BUILTIN_BENCHMARKS.find((b) => b.name === base)?.displayName ?? recorded.benchmarks.get(base!)) : undefined;
+  return baseName ? `${baseName} ${variant.join('-')}` : id;
 }
 
+/** Known ids in the paper's order (a variant column sorts with its benchmark), then the others by name. */
 function byOrder(order: readonly string[]): (a: string, b: string) => number {
+  const rank = (x: string): number => {
+    const i = order.indexOf(x);
+    return i >= 0 ? i : order.indexOf(x.split('-')[0]!);
+  };
   return (a, b) => {
-    const ia = order.indexOf(a);
-    const ib = order.indexOf(b);
+    const ia = rank(a);
+    const ib = rank(b);
+    if (ia >= 0 && ia === ib) return a < b ? -1 : a > b ? 1 : 0;
     if (ia >= 0 && ib >= 0) return ia - ib;
     if (ia >= 0 || ib >= 0) return ia >= 0 ? -1 : 1;
     return a < b ? -1 : a > b ? 1 : 0;

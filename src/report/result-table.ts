@@ -7,6 +7,7 @@
 import type { RunFolder } from '../results/run-folder.js';
 import { Rng } from '../util/rng.js';
 import { bootstrapMean } from './bootstrap.js';
+import { differenceLabels } from '../results/experiment.js';
 import { benchmarkName, compareBenchmarks, compareMethods, methodName } from './names.js';
 import type { PaperResults } from './paper-results.js';
 import type { TableMetric } from './table-metrics.js';
@@ -92,28 +93,33 @@ export function buildResultTable(runs: readonly RunFolder[], opts: TableOptions)
   const models = new Set(runs.map((r) => r.model));
   // Several models in one table: split rows by model so a sim row never stands in for a real one.
   const splitByModel = models.size > 1;
-  const seriesKeyOf = (r: RunFolder): string => (splitByModel ? `${r.method}\u0000${r.model}` : r.method);
+  const baseKeyOf = (r: RunFolder): string => (splitByModel ? `${r.method}\u0000${r.model}` : r.method);
+  // Only seeds of one experiment are pooled: other differences (limit, epochs, data, a failed
+  // run, any setting) make a row of their own, labelled by what differs.
+  const variants = experimentVariants(runs, baseKeyOf);
 
   const groups = new Map<string, RunFolder[]>();
   const seriesMap = new Map<string, Series>();
   const benchSet = new Set<string>();
   for (const run of runs) {
-    const key = seriesKeyOf(run);
+    const variant = variants.get(run);
+    const key = variant ? `${baseKeyOf(run)}\u0000${variant}` : baseKeyOf(run);
     if (!seriesMap.has(key)) {
+      const label = splitByModel ? `${methodName(run.method)} (${run.model})` : methodName(run.method);
       seriesMap.set(key, {
         key,
         method: run.method,
         model: splitByModel ? run.model : null,
-        label: splitByModel ? `${methodName(run.method)} (${run.model})` : methodName(run.method),
+        label: variant ? `${label} [${variant}]` : label,
         reference: false,
       });
     }
-    benchSet.add(run.benchmark);
-    const g = `${key}\u0000${run.benchmark}`;
+    benchSet.add(run.column);
+    const g = `${key}\u0000${run.column}`;
     groups.set(g, [...(groups.get(g) ?? []), run]);
   }
   const series = [...seriesMap.values()].sort(
-    (a, b) => compareMethods(a.method, b.method) || (a.model ?? '').localeCompare(b.model ?? ''),
+    (a, b) => compareMethods(a.method, b.method) || (a.model ?? '').localeCompare(b.model ?? '') || a.label.localeCompare(b.label),
   );
   const benchmarks = [...benchSet].sort(compareBenchmarks);
 
@@ -174,6 +180,27 @@ export function buildResultTable(runs: readonly RunFolder[], opts: TableOptions)
     paperNotes,
     warnings,
   };
+}
+
+/** For runs of one row and column that are not one experiment: a label per run saying how it differs. */
+function experimentVariants(runs: readonly RunFolder[], baseKeyOf: (r: RunFolder) => string): Map<RunFolder, string> {
+  const byCell = new Map<string, RunFolder[]>();
+  for (const r of runs) {
+    const k = `${baseKeyOf(r)}\u0000${r.column}`;
+    byCell.set(k, [...(byCell.get(k) ?? []), r]);
+  }
+  const out = new Map<RunFolder, string>();
+  for (const group of byCell.values()) {
+    // A failed run counts as its own experiment: its numbers describe a fault.
+    const keyed = group.map((r) => ({ run: r, key: r.status === 'failed' ? `${r.experiment.key}:failed` : r.experiment.key, settings: r.experiment.settings }));
+    const labels = differenceLabels(keyed);
+    const failedOnly = new Set(keyed.filter((k) => k.run.status === 'failed').map((k) => k.key));
+    for (const k of keyed) {
+      const label = [labels.get(k.key), failedOnly.has(k.key) && new Set(keyed.map((x) => x.key)).size > 1 ? 'failed' : undefined].filter(Boolean).join(', ');
+      if (label) out.set(k.run, label);
+    }
+  }
+  return out;
 }
 
 function metricValue(run: RunFolder, phase: Phase, metric: TableMetric): number | null {

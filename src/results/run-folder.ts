@@ -10,6 +10,7 @@ import type { OutcomeRow } from '../metrics/outcome-row.js';
 import { readOutcomeRows } from '../metrics/outcome-store.js';
 import { summarize, type RunSummary } from '../metrics/summary.js';
 import { UserError } from '../util/errors.js';
+import { columnOf, definingSettings, experimentKey } from './experiment.js';
 
 export interface RunFolder {
   dir: string;
@@ -18,6 +19,10 @@ export interface RunFolder {
   benchmark: string;
   /** Environment label (e.g. 'bigcodebench', later 'household-standin'). */
   env: string;
+  /** Its table column: the benchmark, or benchmark-variant (LLB's llb-db and llb-os). */
+  column: string;
+  /** What makes runs the same experiment (only seeds of one experiment are pooled). */
+  experiment: { key: string; settings: Record<string, string> };
   method: string;
   model: string;
   simulated: boolean;
@@ -66,11 +71,16 @@ export function readRunFolder(dirIn: string): RunFolder {
   });
   const dataset = (manifest.dataset ?? {}) as { split?: unknown };
   const status = (summary?.status as RunFolder['status'] | undefined) ?? 'running';
+  const benchmark = String(manifest.benchmark ?? rows[0]?.benchmark ?? 'unknown');
+  const env = String(manifest.env ?? manifest.benchmark ?? 'unknown');
+  const settings = definingSettings(manifest);
   return {
     dir,
     id: basename(dir),
-    benchmark: String(manifest.benchmark ?? rows[0]?.benchmark ?? 'unknown'),
-    env: String(manifest.env ?? manifest.benchmark ?? 'unknown'),
+    benchmark,
+    env,
+    column: columnOf(benchmark, env),
+    experiment: { key: experimentKey(settings), settings },
     method: String(manifest.method ?? 'unknown'),
     model: String(manifest.model ?? 'unknown'),
     simulated: manifest.simulated === true || manifest.model === 'sim',

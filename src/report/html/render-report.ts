@@ -44,7 +44,7 @@ svg .whisker{stroke:#333;stroke-width:1.5}svg .median{stroke:#111;stroke-width:2
 
 export function renderReport(runs: readonly RunFolder[], opts: ReportOptions): string {
   const sorted = [...runs].sort(
-    (a, b) => compareBenchmarks(a.benchmark, b.benchmark) || compareMethods(a.method, b.method) || (a.seed ?? 0) - (b.seed ?? 0) || a.id.localeCompare(b.id),
+    (a, b) => compareBenchmarks(a.column, b.column) || compareMethods(a.method, b.method) || (a.seed ?? 0) - (b.seed ?? 0) || a.id.localeCompare(b.id),
   );
   const labels = runLabels(sorted);
   const items: ReportRun[] = sorted.map((run, i) => ({ run, label: labels[i]!, a: analyzeRun(run) }));
@@ -73,7 +73,7 @@ export function renderReport(runs: readonly RunFolder[], opts: ReportOptions): s
 }
 
 function summaryTitle(runs: readonly RunFolder[]): string {
-  const benches = [...new Set(runs.map((r) => benchmarkName(r.benchmark)))].join(', ');
+  const benches = [...new Set(runs.map((r) => benchmarkName(r.column)))].join(', ');
   const methods = [...new Set(runs.map((r) => methodName(r.method)))].join(', ');
   return `${benches} × ${methods}`;
 }
@@ -82,7 +82,7 @@ function summaryTitle(runs: readonly RunFolder[]): string {
 function runLabels(runs: readonly RunFolder[]): string[] {
   const base = runs.map((r) => {
     const marks = runMarks(r).map((m) => MARK_SYMBOLS[m].text).join('');
-    return `${methodName(r.method)} · ${benchmarkName(r.benchmark)}${r.seed !== null ? ` · s${r.seed}` : ''}${marks ? ` ${marks}` : ''}`;
+    return `${methodName(r.method)} · ${benchmarkName(r.column)}${r.seed !== null ? ` · s${r.seed}` : ''}${marks ? ` ${marks}` : ''}`;
   });
   return base.map((l, i) => (base.indexOf(l) !== base.lastIndexOf(l) ? `${l} (${runs[i]!.id})` : l));
 }

@@ -1,0 +1,89 @@
+/**
+ * What makes two runs the same experiment, so that their seeds may be pooled: the same
+ * benchmark variant (LLB db and os are different columns), method, model, data, and
+ * every setting that can move a number. Seeds, speed, spending, paths and secrets do
+ * not count.
+ */
+import { createHash } from 'node:crypto';
+
+/** Config keys that cannot change what is measured (matched exactly, or by a `section.` prefix). */
+const NOT_DEFINING = [
+  'experiment.random_seed',
+  'memrl.sim.seed',
+  'experiment.output_dir',
+  'experiment.experiment_name',
+  'experiment.log_level',
+  'experiment.ckpt_resume_enabled',
+  'experiment.ckpt_resume_path',
+  'experiment.ckpt_resume_epoch',
+  'memrl.concurrency',
+  'memrl.cache_dir',
+  'memrl.budget.',
+  'memrl.prices',
+  'memrl.plugins',
+  'memrl.max_error_rate',
+  'memrl.llm.',
+  'memrl.evaluator.docker.host',
+];
+
+function defining(key: string): boolean {
+  if (/(^|\.)(api_key|base_url|api_version)$/.test(key)) return false; // where the model is reached, not which model
+  return !NOT_DEFINING.some((k) => key === k || (k.endsWith('.') && key.startsWith(k)));
+}
+
+/** The defining settings of a run, as key → JSON value: its config's leaves, plus its data files' hashes. */
+export function definingSettings(manifest: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (v: unknown, prefix: string): void => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [k, child] of Object.entries(v)) walk(child, prefix ? `${prefix}.${k}` : k);
+    } else if (prefix && defining(prefix)) {
+      out[prefix] = JSON.stringify(v);
+    }
+  };
+  walk(manifest.config, '');
+  const sources = (manifest.dataset as { sources?: { sha256?: unknown }[] } | undefined)?.sources;
+  if (Array.isArray(sources)) out['dataset.sha256'] = JSON.stringify(sources.map((s) => s.sha256));
+  return out;
+}
+
+export function experimentKey(settings: Record<string, string>): string {
+  const canonical = JSON.stringify(Object.keys(settings).sort().map((k) => [k, settings[k]]));
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 12);
+}
+
+/**
+ * The table column of a run: its benchmark, or benchmark-variant when the benchmark
+ * labels its environment so (LLB's `llb-db`, `llb-os`).
+ */
+export function columnOf(benchmark: string, env: string): string {
+  return env.startsWith(`${benchmark}-`) ? env : benchmark;
+}
+
+/** Short words for the settings that most often tell experiments apart. */
+const SHORT: Record<string, (v: unknown) => string> = {
+  'memrl.limit': (v) => (v === null ? 'all tasks' : `limit ${String(v)}`),
+  'experiment.num_sections': (v) => `${String(v)} epochs`,
+  'memrl.bcb.subset': (v) => `${String(v)} subset`,
+  'memrl.bcb.split_file': (v) => `split ${String(v)}`,
+  'dataset.sha256': () => 'other data',
+};
+
+/** How runs of one group differ: a label per experiment key naming only the differing settings. */
+export function differenceLabels(runs: readonly { key: string; settings: Record<string, string> }[]): Map<string, string> {
+  const keys = [...new Set(runs.map((r) => r.key))];
+  const labels = new Map<string, string>();
+  if (keys.length < 2) return labels;
+  const first = new Map(keys.map((k) => [k, runs.find((r) => r.key === k)!.settings]));
+  const all = new Set([...first.values()].flatMap((s) => Object.keys(s)));
+  const differing = [...all].filter((k) => new Set([...first.values()].map((s) => s[k])).size > 1);
+  for (const [key, settings] of first) {
+    const words = differing.slice(0, 3).map((k) => {
+      const raw = settings[k];
+      const value = raw === undefined ? undefined : (JSON.parse(raw) as unknown);
+      return SHORT[k] ? SHORT[k](value) : `${k}=${raw ?? 'unset'}`;
+    });
+    labels.set(key, words.join(', ') + (differing.length > 3 ? ', …' : ''));
+  }
+  return labels;
+}
