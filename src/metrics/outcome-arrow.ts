@@ -63,13 +63,41 @@ const COLUMNS: Column[] = [
 
 const INT32_MAX = 2 ** 31 - 1;
 
-export function outcomesToArrowTable(rows: readonly OutcomeRow[]): Table {
-  const fields = COLUMNS.map((c) => new Field(c.name, c.type, c.nullable));
+/** Where rows came from, as columns of an export (so exports of many runs concatenate). */
+export interface RunColumns {
+  runId: string;
+  method: string;
+  model: string;
+  seed: number | null;
+  simulated: boolean;
+}
+
+interface ExtraColumn {
+  name: string;
+  type: DataType;
+  nullable: boolean;
+  get: () => unknown;
+}
+
+function runColumns(run: RunColumns): ExtraColumn[] {
+  return [
+    { name: 'method', type: new Utf8(), nullable: false, get: () => run.method },
+    { name: 'model', type: new Utf8(), nullable: false, get: () => run.model },
+    { name: 'seed', type: new Int32(), nullable: true, get: () => run.seed },
+    { name: 'simulated', type: new Bool(), nullable: false, get: () => run.simulated },
+  ];
+}
+
+/** The rows as an Arrow table; with `run`, rows without a runId get the run's, and the run's method, model, seed and simulated columns follow runId. */
+export function outcomesToArrowTable(rows: readonly OutcomeRow[], run?: RunColumns): Table {
+  const own: (Column | ExtraColumn)[] = run ? COLUMNS.map((c) => (c.name === 'runId' ? { ...c, get: (r: OutcomeRow) => r.runId ?? run.runId } : c)) : COLUMNS;
+  const columns = run ? [own[0]!, ...runColumns(run), ...own.slice(1)] : own;
+  const fields = columns.map((c) => new Field(c.name, c.type, c.nullable));
   const schema = new Schema(fields);
-  const children = COLUMNS.map((c) => {
+  const children = columns.map((c) => {
     const builder = makeBuilder({ type: c.type, nullValues: [null, undefined] });
     for (const row of rows) {
-      const v = c.get(row);
+      const v = (c.get as (r: OutcomeRow) => unknown)(row);
       if (c.type instanceof Int32 && typeof v === 'number' && v > INT32_MAX) {
         throw new Error(`outcomes.arrow: ${c.name}=${v} of task ${row.taskId} does not fit Int32`);
       }

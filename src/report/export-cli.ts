@@ -21,14 +21,15 @@ export function buildExport(runDir: string, flags: ExportFlags): ExportResult {
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new UserError(`--format ${format}: unknown export format; use one of ${EXPORT_FORMATS.join(', ')}`);
   }
-  let rows;
+  let run;
   try {
-    rows = readRunFolder(runDir).rows;
+    run = readRunFolder(runDir);
   } catch (err) {
     if (err instanceof UserError) throw err;
     throw new UserError(`${errorMessage(err)} (in run folder ${runDir}; fix or move that folder)`);
   }
-  return { bytes: exportOutcomes(rows, format as ExportFormat), rows: rows.length, format: format as ExportFormat };
+  const where = { runId: run.id, method: run.method, model: run.model, seed: run.seed, simulated: run.simulated };
+  return { bytes: exportOutcomes(run.rows, format as ExportFormat, where), rows: run.rows.length, format: format as ExportFormat };
 }
 
 /** Write to a temp name and rename, so a failed export never leaves half a file under the real name. */

@@ -7,7 +7,7 @@
 import { Bool, Float64, Int32, List, Utf8, tableToIPC, type DataType, type Table } from 'apache-arrow';
 import type { SchemaElement } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { outcomesToArrowTable } from '../metrics/outcome-arrow.js';
+import { outcomesToArrowTable, type RunColumns } from '../metrics/outcome-arrow.js';
 import type { OutcomeRow } from '../metrics/outcome-row.js';
 import { memrlVersion } from '../util/version.js';
 import { csvLine, type CsvValue } from './csv.js';
@@ -15,8 +15,9 @@ import { csvLine, type CsvValue } from './csv.js';
 export const EXPORT_FORMATS = ['parquet', 'arrow', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-export function exportOutcomes(rows: readonly OutcomeRow[], format: ExportFormat): Uint8Array {
-  const table = outcomesToArrowTable(rows);
+/** The rows in `format`; `run` adds where they came from (run id, method, model, seed, simulated). */
+export function exportOutcomes(rows: readonly OutcomeRow[], format: ExportFormat, run?: RunColumns): Uint8Array {
+  const table = outcomesToArrowTable(rows, run);
   if (format === 'arrow') return tableToIPC(table, 'file');
   if (format === 'csv') return Buffer.from(outcomesCsv(table), 'utf8');
   return outcomesParquet(table);

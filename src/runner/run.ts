@@ -277,6 +277,7 @@ async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, 
     totalTokens: o.usage.totalTokens,
     latencyMs: o.ms,
     memoryId,
+    finishedAt: new Date(now()).toISOString(),
     extra: o.extra,
   });
 

@@ -101,16 +101,27 @@ function rowFromCsv(rec: Record<string, string>): OutcomeRow {
 }
 
 const dir = fakeRun('run', ROWS);
+/** The rows as exported: a row without a run id gets its run folder's. */
+const EXPORTED = ROWS.map((r) => ({ ...r, runId: r.runId ?? 'run' }));
 
 describe('memrl export', () => {
   it('csv: every field, proper quoting, parses back to the same rows', () => {
     const text = Buffer.from(buildExport(dir, { format: 'csv' }).bytes).toString('utf8');
     const recs = csvRecords(text);
     expect(Object.keys(recs[0]!)).toEqual(expect.arrayContaining(['runId', 'taskId', 'retrievedQ', 'extra', 'memoryId', 'finishedAt']));
-    expect(Object.keys(recs[0]!)).toHaveLength(23);
-    expect(recs.map(rowFromCsv)).toEqual(ROWS);
+    // The 23 row fields, and where the rows came from: method, model, seed, simulated.
+    expect(Object.keys(recs[0]!)).toHaveLength(27);
+    expect(recs.map(rowFromCsv)).toEqual(EXPORTED);
     // Arrays are JSON text in one field.
     expect(recs[0]!.retrievedIds).toBe('["m,1","m\\"2"]');
+  });
+
+  it('every format says where each row came from: run id, method, model, seed, simulated', () => {
+    const recs = csvRecords(Buffer.from(buildExport(dir, { format: 'csv' }).bytes).toString('utf8'));
+    const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    for (const r of recs) expect(r).toMatchObject({ method: manifest.method, model: manifest.model, seed: String(manifest.seed), simulated: String(manifest.simulated) });
+    const t = tableFromIPC(buildExport(dir, { format: 'arrow' }).bytes);
+    expect(t.schema.fields.map((f) => f.name).slice(0, 5)).toEqual(['runId', 'method', 'model', 'seed', 'simulated']);
   });
 
   it('csv: pandas reads the awkward fields intact when the system Python has pandas', () => {
@@ -125,7 +136,7 @@ describe('memrl export', () => {
     ].join('\n');
     const r = spawnSync(py, ['-c', code], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([3, 23, ROWS[0]!.error, ['m,1', 'm"2'], 'größe, ünïcode', true]);
+    expect(JSON.parse(r.stdout)).toEqual([3, 27, ROWS[0]!.error, ['m,1', 'm"2'], 'größe, ünïcode', true]);
   });
 
   it('arrow: an IPC file that reads back to the same rows', () => {
@@ -134,7 +145,7 @@ describe('memrl export', () => {
     const t = tableFromIPC(readFileSync(out));
     expect(t.numRows).toBe(3);
     expect([...t.getChild('retrievedIds')!.get(0)!]).toEqual(['m,1', 'm"2']);
-    expect(readOutcomesArrow(out)).toEqual(ROWS);
+    expect(readOutcomesArrow(out)).toEqual(EXPORTED);
   });
 
   it('parquet: typed columns with real lists, the same values', async () => {
@@ -152,7 +163,7 @@ describe('memrl export', () => {
     expect(objects[1]).toMatchObject({ retrievedIds: [], memoryId: 'mem-7', error: null });
     expect(objects[1]!.retrievedQ == null).toBe(true);
     const leaves = parquetSchema(parquetMetadata(file)).children.map((c) => c.element.name);
-    expect(leaves).toHaveLength(23);
+    expect(leaves).toHaveLength(27);
   });
 
   it('fails in one line on a missing or unknown format and on a folder that is not a run', () => {
@@ -187,6 +198,6 @@ describe('memrl export', () => {
       spy.mockRestore();
     }
     expect(errs.join('')).toBe(`memrl: wrote 3 rows to ${out}\n`);
-    expect(csvRecords(readFileSync(out, 'utf8')).map(rowFromCsv)).toEqual(ROWS);
+    expect(csvRecords(readFileSync(out, 'utf8')).map(rowFromCsv)).toEqual(EXPORTED);
   });
 });

@@ -41,7 +41,7 @@ function onlyRun(outDir: string): string {
 
 /** A row without what legitimately differs between a live run and its replay. */
 function comparable(r: OutcomeRow): unknown {
-  const { latencyMs: _l, extra, ...rest } = r;
+  const { latencyMs: _l, finishedAt: _f, extra, ...rest } = r;
   const { evalMs: _e, cacheHits: _c, ...keep } = (extra ?? {}) as Record<string, unknown>;
   return { ...rest, extra: keep };
 }
