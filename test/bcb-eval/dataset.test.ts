@@ -162,6 +162,18 @@ describe('loadBcb splits', () => {
     await expect(loadBcb({ ...BASE, dataPath, splitFile })).rejects.toThrow(/BigCodeBench\/77/);
   });
 
+  it('takes the minimal split file, {train_ids, val_ids}, and lists every problem of a bad one at once', async () => {
+    const dataPath = writeJsonl('minimal.jsonl', [1, 2, 3].map((n) => JSON.stringify(task(n))));
+    const splitFile = join(scratch, 'split-minimal.json');
+    writeFileSync(splitFile, JSON.stringify({ train_ids: ['BigCodeBench/3', 'BigCodeBench/1'], val_ids: ['BigCodeBench/2'] }));
+    const loaded = await loadBcb({ ...BASE, dataPath, splitFile });
+    expect(loaded.train.map((t) => t.id)).toEqual(['BigCodeBench/3', 'BigCodeBench/1']);
+    expect(loaded.valid.map((t) => t.id)).toEqual(['BigCodeBench/2']);
+    const broken = join(scratch, 'split-broken.json');
+    writeFileSync(broken, JSON.stringify({ train: ['BigCodeBench/1'], seed: 'x' }));
+    await expect(loadBcb({ ...BASE, dataPath, splitFile: broken })).rejects.toThrow(/train_ids: Required; val_ids: Required; seed: Expected number/);
+  });
+
   it('rejects a split file whose counts do not match its id lists', async () => {
     const splitFile = join(scratch, 'split-bad.json');
     writeFileSync(splitFile, JSON.stringify({ seed: 1, train_ratio: 0.5, total: 2, train_count: 5, val_count: 1, train_ids: ['BigCodeBench/1'], val_ids: ['BigCodeBench/2'] }));

@@ -79,15 +79,20 @@ const rawTaskSchema = z.object({
   doc_struct: z.union([z.string(), z.record(z.unknown())]),
 });
 
+/**
+ * A split file: `train_ids` and `val_ids` are all it needs; the reference's files also
+ * carry seed, train_ratio, total, train_count and val_count, which are checked against
+ * the lists when present.
+ */
 const splitFileSchema = z
   .object({
-    seed: z.number().int(),
-    train_ratio: z.number().gt(0).lte(1),
-    total: z.number().int().nonnegative(),
-    train_count: z.number().int().nonnegative(),
-    val_count: z.number().int().nonnegative(),
     train_ids: z.array(z.string()),
     val_ids: z.array(z.string()),
+    seed: z.number().int().optional(),
+    train_ratio: z.number().gt(0).lte(1).optional(),
+    total: z.number().int().nonnegative().optional(),
+    train_count: z.number().int().nonnegative().optional(),
+    val_count: z.number().int().nonnegative().optional(),
   })
   .passthrough();
 export type BcbSplitFile = z.infer<typeof splitFileSchema>;
@@ -217,13 +222,14 @@ export function parseSplitFile(raw: Buffer, path: string): BcbSplitFile {
   }
   const parsed = splitFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UserError(`split file ${path}: ${issue?.path.join('.') || 'record'}: ${issue?.message}`);
+    // Every problem at once, so a hand-written file is fixed in one go.
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'the file'}: ${i.message}`);
+    throw new UserError(`split file ${path}: ${problems.join('; ')} (a split file is {"train_ids": [...], "val_ids": [...]}, see docs/data.md)`);
   }
   const s = parsed.data;
-  if (s.train_ids.length !== s.train_count || s.val_ids.length !== s.val_count) {
+  if ((s.train_count !== undefined && s.train_ids.length !== s.train_count) || (s.val_count !== undefined && s.val_ids.length !== s.val_count)) {
     throw new UserError(
-      `split file ${path}: train_ids/val_ids hold ${s.train_ids.length}/${s.val_ids.length} ids but train_count/val_count say ${s.train_count}/${s.val_count}`,
+      `split file ${path}: train_ids/val_ids hold ${s.train_ids.length}/${s.val_ids.length} ids but train_count/val_count say ${s.train_count ?? '-'}/${s.val_count ?? '-'}`,
     );
   }
   const all = [...s.train_ids, ...s.val_ids];
