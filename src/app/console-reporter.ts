@@ -1,5 +1,5 @@
 /** The terminal lines of a run: the banner once tasks are loaded, one line per finished epoch. */
-import type { EpochEndEvent, Reporter } from '../core/reporter.js';
+import type { EpochEndEvent, Reporter, RunStartEvent } from '../core/reporter.js';
 
 export interface Banner {
   benchmark: string;
@@ -31,6 +31,10 @@ export class ConsoleReporter implements Reporter {
         `  run folder: ${b.runDir}\n  log: ${b.logFile}\n`,
     );
     for (const note of b.notes) this.write(`  note: ${note}\n`);
+  }
+
+  onRunStart(ev: RunStartEvent): void {
+    for (const n of ev.notices) this.write(`  note: ${n}\n`);
   }
 
   onEpochEnd(ev: EpochEndEvent): void {

@@ -5,6 +5,8 @@
  * retrying into an `error` row. It costs no tokens: only DNS, TCP and TLS.
  */
 import { lookup } from 'node:dns/promises';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { redactUrlCredentials } from '../llm/redact.js';
@@ -63,4 +65,27 @@ async function reachability(raw: string): Promise<string | undefined> {
       finish(`${url.protocol === 'https:' ? 'cannot connect over TLS' : 'cannot connect'} to ${host}:${port} (${why})`, socket);
     });
   });
+}
+
+/**
+ * A folder memrl will write into (made if missing): its nearest existing ancestor must
+ * be a writable folder. Checked before anything is written, so a read-only results
+ * folder is one line, not a raw EACCES halfway through.
+ */
+export function checkWritableFolder(dir: string, what: string): void {
+  let probe = dir;
+  while (!existsSync(probe)) {
+    const up = dirname(probe);
+    if (up === probe) break;
+    probe = up;
+  }
+  if (!statSync(probe).isDirectory()) throw new UserError(`${what} ${dir}: ${probe} is a file, not a folder; choose another path`, 'folder_unwritable');
+  // Creating a file is the only honest test (root passes access() checks on read-only places).
+  const test = join(probe, `.memrl-write-test-${process.pid}`);
+  try {
+    closeSync(openSync(test, 'wx'));
+    rmSync(test, { force: true });
+  } catch (err) {
+    throw new UserError(`${what} ${dir}: cannot write into ${probe} (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}); choose a folder you can write to`, 'folder_unwritable');
+  }
 }

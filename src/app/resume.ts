@@ -33,6 +33,7 @@ export const RESUMABLE_KEYS: readonly string[] = [
   'memrl.cache_dir',
   'memrl.max_error_rate',
   'memrl.plugins',
+  'memrl.log_dir',
   'memrl.llm.timeout_ms',
   'memrl.llm.max_retries',
 ];

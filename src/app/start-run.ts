@@ -6,7 +6,6 @@
  * to the runner. The handle it returns can stop the run (Ctrl-C does) and tells how it
  * ended; the caller decides what to print and which exit code that is.
  */
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
@@ -29,10 +28,11 @@ import { UserError } from '../util/errors.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
+import { RUN_LOG_FILE, RunLog } from './run-log.js';
 import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
-import { checkEndpoints } from './preflight.js';
+import { checkEndpoints, checkWritableFolder } from './preflight.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
 export interface RunOptions {
@@ -106,6 +106,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     if (!recorded.hasManifest()) throw new UserError(`--replay ${replayArg}: no run.json there; point --replay at a run folder under results/${bench.name}/`, 'not_a_run_folder');
     checkSameExperiment(recorded.readManifest(), bench.name, cfg, modelLabel, replayFrom, '--replay');
   }
+  // Where this run will write must be writable: checked before anything is written.
+  checkWritableFolder(runDir, cfg.run.resume ? '--resume' : 'the results folder (--output-dir)');
+  if (cfg.run.logDir) checkWritableFolder(cfg.run.logDir, '--log-dir');
+  if (cfg.run.cacheDir) checkWritableFolder(cfg.run.cacheDir, '--cache');
   const cacheLayers = runCacheLayers({ runDir, sharedDir: cfg.run.cacheDir, replayFrom });
   // A live run checks that its endpoints answer before anything is written (a replay calls none).
   if (!cacheLayers.offline) {
@@ -140,11 +144,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     return handle(Promise.resolve({ result: null, budget: spentAlready }));
   }
 
-  const logDir = resolve(cwd, 'logs');
-  mkdirSync(logDir, { recursive: true });
   const runName = runDir.split('/').at(-1) ?? 'run';
-  const logFile = join(logDir, `${bench.name}-${runName}.jsonl`);
-  const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, pino.destination({ dest: logFile, sync: true }));
+  const runLog = new RunLog(cfg.run.logDir, `${bench.name}-${runName}.jsonl`);
+  const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, runLog);
+  const logFile = runLog.path ?? join(runDir, RUN_LOG_FILE);
 
   // Containers started for this run carry its id (memrl cleanup --run <id>).
   setContainerRun(runName);
@@ -153,6 +156,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
 
   const defaults: ReporterMap = fileReporters(runDir);
+  defaults.set('log', runLog);
   defaults.set('progress', new ProgressReporter(io.tty));
   defaults.set(
     'console',

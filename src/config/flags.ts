@@ -165,6 +165,7 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)',
       path: ['memrl', 'prices'],
     },
+    { flags: '--log-dir <dir>', description: "folder for the run's JSON log (default: memrl.log_dir, else log.jsonl in the run folder)", path: ['memrl', 'log_dir'] },
     {
       flags: '--plugin <module>',
       description: 'load a benchmark or memory method from this JS/TS module; repeatable (default: memrl.plugins, else none)',

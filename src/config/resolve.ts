@@ -251,5 +251,6 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     budgetTokens: cfg.memrl.budget.tokens,
     pricesFile: cfg.memrl.prices ? resolve(ctx.cwd, cfg.memrl.prices) : null,
     maxErrorRate: cfg.memrl.max_error_rate,
+    logDir: cfg.memrl.log_dir ? resolve(ctx.cwd, cfg.memrl.log_dir) : null,
   };
 }

@@ -275,6 +275,11 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .default([])
       .describe('JS/TS modules adding benchmarks or memory methods, loaded before the command runs (paths relative to the working directory). CLI: --plugin.'),
     prompt_dir: z.string().nullable().default(null).describe('Directory of prompt templates overriding the built-in ones (same file names); null = built-in.'),
+    log_dir: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe("Folder for the run's JSON log (<benchmark>-<run-id>.jsonl); null = log.jsonl in the run folder. CLI: --log-dir."),
     cache_dir: z
       .string()
       .nullable()

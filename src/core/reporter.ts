@@ -44,6 +44,8 @@ export interface RunStartEvent {
   keptUpToEpoch: number;
   /** Those rows, in file order. */
   kept: readonly OutcomeRow[];
+  /** Worth telling the user as the run starts (e.g. a damaged checkpoint fallen back from). */
+  notices: readonly string[];
 }
 
 export interface EpochEndEvent {

@@ -1,5 +1,6 @@
 /** `memrl export`: flags checked, the run folder read, the bytes written to --out or stdout. */
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readRunFolder } from '../results/run-folder.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { EXPORT_FORMATS, exportOutcomes, type ExportFormat } from './export-outcomes.js';
@@ -32,13 +33,15 @@ export function buildExport(runDir: string, flags: ExportFlags): ExportResult {
   return { bytes: exportOutcomes(run.rows, format as ExportFormat, where), rows: run.rows.length, format: format as ExportFormat };
 }
 
-/** Write to a temp name and rename, so a failed export never leaves half a file under the real name. */
+/** Write to a temp name and rename, so a failed export never leaves half a file under the real name, nor the temp file. */
 export function writeExport(path: string, bytes: Uint8Array): void {
+  if (existsSync(path) && statSync(path).isDirectory()) throw new UserError(`--out ${path}: is a folder; give a file name (e.g. ${join(path, 'out')})`);
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     writeFileSync(tmp, bytes);
     renameSync(tmp, path);
   } catch (err) {
+    rmSync(tmp, { force: true });
     throw new UserError(`--out ${path}: cannot write (${errorMessage(err)})`);
   }
 }

@@ -24,6 +24,7 @@ const NOT_DEFINING = [
   'memrl.max_error_rate',
   'memrl.llm.',
   'memrl.evaluator.docker.host',
+  'memrl.log_dir',
 ];
 
 function defining(key: string): boolean {

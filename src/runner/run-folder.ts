@@ -4,7 +4,7 @@
  * other files are the reporters' (runner/reporters/):
  *
  *   run.json          manifest: redacted config, versions, data hashes, model, seed
- *   checkpoint.json   the whole learning state at the last completed epoch
+ *   checkpoint.json   the whole learning state at the last completed epoch (checkpoint.prev.json: the one before)
  *   journal.jsonl     while unfinished: the episodes finished since that checkpoint (journal.ts)
  *   outcomes.jsonl    the outcome matrix, one row per task × epoch × phase (appended at each barrier)
  *   outcomes.arrow    the same rows as an Arrow IPC file (rewritten each epoch)
@@ -22,9 +22,11 @@ import { RUN_FORMAT } from '../core/run-files.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
 import { readOutcomeRows, type OutcomeRow } from '../metrics/index.js';
 import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
+import { UserError } from '../util/errors.js';
 import { FileLock } from '../util/lock.js';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
+export const PREVIOUS_CHECKPOINT_FILE = 'checkpoint.prev.json';
 export const LOCK_FILE = '.lock';
 export const OUTCOMES_FILE = 'outcomes.jsonl';
 
@@ -91,7 +93,12 @@ export class RunFolder {
   }
 
   readManifest(): Record<string, unknown> {
-    return JSON.parse(readFileSync(this.path('run.json'), 'utf8')) as Record<string, unknown>;
+    const p = this.path('run.json');
+    try {
+      return JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new UserError(`${p} is damaged (${err instanceof Error ? err.message : String(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
+    }
   }
 
   /** `journaled`: finished episodes of the unfinished epoch taken over from the journal. */
@@ -101,11 +108,30 @@ export class RunFolder {
     this.writeManifest({ ...m, resumes: [...resumes, { at, fromEpoch, journaled }] });
   }
 
-  /** The last epoch checkpoint; one written by memrl's first checkpoint format is read too. */
-  readCheckpoint(): Checkpoint | undefined {
+  /**
+   * The last epoch checkpoint. A damaged one (edited, or cut short by a full disk) falls
+   * back to the one before it, `recovered` saying so: the epochs after it run again.
+   * One written by memrl's first checkpoint format is read too.
+   */
+  readCheckpoint(): (Checkpoint & { recovered?: string }) | undefined {
     const p = this.path(CHECKPOINT_FILE);
-    if (!existsSync(p)) return undefined;
+    const prev = this.path(PREVIOUS_CHECKPOINT_FILE);
+    if (!existsSync(p)) return existsSync(prev) ? this.parseCheckpoint(prev) : undefined;
+    try {
+      return this.parseCheckpoint(p);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      if (!existsSync(prev)) {
+        throw new UserError(`${p} is damaged (${why}) and there is no earlier checkpoint to fall back to; restore it from a backup, or start the run again in a new folder`, 'checkpoint_damaged');
+      }
+      const earlier = this.parseCheckpoint(prev);
+      return { ...earlier, recovered: `${p} is damaged (${why}); resuming from ${PREVIOUS_CHECKPOINT_FILE} (epoch ${earlier.epochCompleted}): the epochs after it run again` };
+    }
+  }
+
+  private parseCheckpoint(p: string): Checkpoint {
     const c = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+    if (typeof c.epochCompleted !== 'number' || !c.memory) throw new Error('not a checkpoint (no epochCompleted or memory)');
     if (c.version === 1) {
       // Format 1 kept reflection's attempts beside the engine snapshot.
       const { memory, attempts, ...rest } = c;
@@ -114,8 +140,11 @@ export class RunFolder {
     return c as unknown as Checkpoint;
   }
 
+  /** Atomically; the previous checkpoint is kept beside it, to fall back to if this one is ever damaged. */
   writeCheckpoint(c: Checkpoint): void {
-    writeJsonAtomic(this.path(CHECKPOINT_FILE), c);
+    const p = this.path(CHECKPOINT_FILE);
+    if (existsSync(p)) renameSync(p, this.path(PREVIOUS_CHECKPOINT_FILE));
+    writeJsonAtomic(p, c);
   }
 
   /** Rows on disk up to an epoch (-1: none): what a resume keeps. */

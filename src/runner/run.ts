@@ -218,7 +218,8 @@ async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, 
   const keptUpToEpoch = ckpt ? doneEpoch : -1;
   // The outcome matrix so far: the kept rows, then each committed batch (metrics and retries read it).
   const rows: OutcomeRow[] = resuming ? folder.rowsUpTo(keptUpToEpoch) : [];
-  emit('onRunStart', { info, resuming, keptUpToEpoch, kept: rows });
+  emit('onRunStart', { info, resuming, keptUpToEpoch, kept: rows, notices: ckpt?.recovered ? [ckpt.recovered] : [] });
+  if (ckpt?.recovered) log.warn({ event: 'checkpoint_recovered', detail: ckpt.recovered }, 'damaged checkpoint');
   // Entries of checkpointed epochs are stale (a kill between checkpoint and journal reset).
   const journal = new Journal(folder.path(JOURNAL_FILE), (e) => plan.resume && (!ckpt || e.epoch > doneEpoch));
   if (resuming) folder.noteResume(new Date(now()).toISOString(), doneEpoch, journal.size);

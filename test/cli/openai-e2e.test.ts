@@ -87,7 +87,7 @@ describe('memrl run bcb against an OpenAI-compatible endpoint', () => {
     for (const f of readdirSync(dir)) {
       if (f !== 'tb') expect(readFileSync(join(dir, f), 'utf8').includes(KEY), f).toBe(false);
     }
-    for (const f of readdirSync(join(work, 'logs'))) expect(readFileSync(join(work, 'logs', f), 'utf8').includes(KEY)).toBe(false);
+    expect(readFileSync(join(dir, 'log.jsonl'), 'utf8').length).toBeGreaterThan(0); // the log lives in the run folder, checked above
   }, 300_000);
 
   it('stops at once with one line when the endpoint rejects the key, and keeps the run resumable', async () => {
