@@ -11,6 +11,8 @@ export interface Banner {
   runDir: string;
   logFile: string;
   notes: readonly string[];
+  /** Validation runs (else the banner does not count validation tasks). */
+  validation: boolean;
 }
 
 function fmt(x: number | null | undefined): string {
@@ -27,7 +29,7 @@ export class ConsoleReporter implements Reporter {
     const b = this.banner;
     this.write(
       `memrl run ${b.benchmark}: method ${b.method}, model ${b.model}${b.simulated ? ' (offline simulator: pipeline check, not a result)' : ''}, ` +
-        `embedder ${b.embedder}, ${b.epochs} epoch(s), ${info.train} train / ${info.valid} valid tasks (${info.split})\n` +
+        `embedder ${b.embedder}, ${b.epochs} epoch(s), ${info.train} train ${b.validation ? `/ ${info.valid} valid tasks` : 'tasks (no validation)'} (${info.split})\n` +
         `  run folder: ${b.runDir}\n  log: ${b.logFile}\n`,
     );
     for (const note of b.notes) this.write(`  note: ${note}\n`);

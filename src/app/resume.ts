@@ -11,7 +11,7 @@ import type { FlagValues } from '../config/flags.js';
 import { flagOverlay } from '../config/flags.js';
 import type { Env } from '../config/interpolate.js';
 import { loadConfig as loadConfigFor } from '../config/load.js';
-import { REDACTED } from '../config/redact.js';
+import { REDACTED, redactUrlCredentials } from '../config/redact.js';
 import { runFlagsFor } from '../config/run-flags.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { RunFolder } from '../runner/run-folder.js';
@@ -72,11 +72,12 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
 
   const conflicts: string[] = [];
   for (const [key, who] of explicit) {
-    if (RESUMABLE_KEYS.includes(key)) continue;
+    // A key may change (rotation); an endpoint setting the run never used (sim, local) was not recorded.
+    if (RESUMABLE_KEYS.includes(key) || /(^|\.)api_key$/.test(key)) continue;
     const was = valueAt(recorded, key);
     const now = valueAt(given.config, key);
-    if (isRedacted(was) || JSON.stringify(was) === JSON.stringify(now)) continue;
-    conflicts.push(`${who} gives ${key} ${JSON.stringify(now)} but the run used ${JSON.stringify(was)}`);
+    if (was === undefined || isRedacted(was) || JSON.stringify(was) === JSON.stringify(now)) continue;
+    conflicts.push(`${who} gives ${key} ${shown(now)} but the run used ${shown(was)}`);
   }
   if (conflicts.length) {
     throw new UserError(
@@ -103,6 +104,11 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
     throw new UserError(`--resume ${dir}: the run has completed ${done} epoch(s); --epochs ${cfg.run.epochs} would undo them: give --epochs ${done + 1} or more to extend it`, 'resume_mismatch');
   }
   return cfg;
+}
+
+/** A value for a message: URLs without their credentials. */
+function shown(v: unknown): string {
+  return JSON.stringify(typeof v === 'string' ? redactUrlCredentials(v) : v);
 }
 
 function isRedacted(v: unknown): boolean {

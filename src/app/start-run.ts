@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
 import type { Env } from '../config/interpolate.js';
-import { redactConfig } from '../config/redact.js';
+import { redactConfig, withoutUnusedEndpoints } from '../config/redact.js';
 import { sectionOf } from '../config/schema.js';
 import type { ResolvedConfig } from '../config/types.js';
 import type { BenchmarkModule } from '../core/benchmark.js';
@@ -170,6 +170,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       runDir,
       logFile,
       notes: cfg.notes,
+      validation: cfg.run.runValidation,
     }),
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
@@ -207,7 +208,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
           plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
           configSource: cfg.source,
           methodReason: cfg.methodReason,
-          config: redactConfig(cfg.config),
+          config: redactConfig(withoutUnusedEndpoints(cfg.config)),
           memoryParams: cfg.memory,
           buildStrategy: cfg.buildStrategy,
           ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),

@@ -78,6 +78,30 @@ export function flagAttr(def: Pick<FlagDef, 'flags'>): string {
 export function commonRunFlags(methods: readonly string[]): FlagDef[] {
   return [
     { flags: '--config <file>', description: "YAML config, in the reference's format plus an optional memrl: section (default: the built-in quickstart: offline simulator)", path: null },
+    {
+      flags: '--model <name>',
+      description: 'chat model of an OpenAI-compatible endpoint, e.g. gpt-4o-mini, or a vLLM / Ollama model name; sim = the offline simulator (default: llm.model of --config, else the simulator)',
+      path: null,
+      sets: (v) => [
+        [['llm', 'provider'], v === 'sim' ? 'sim' : 'openai'],
+        [['llm', 'model'], v],
+      ],
+    },
+    {
+      flags: '--base-url <url>',
+      description: 'OpenAI-compatible endpoint of the chat model, e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama (default: llm.base_url, else $OPENAI_BASE_URL, else OpenAI)',
+      path: ['llm', 'base_url'],
+    },
+    {
+      flags: '--api-key-env <VAR>',
+      description: "name of the environment variable holding the chat model's API key (default: llm.api_key, else OPENAI_API_KEY)",
+      parse: (raw) => {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) throw new FlagValueError('Expected the name of an environment variable, e.g. MY_API_KEY.');
+        return raw;
+      },
+      path: null,
+      sets: (v) => [[['llm', 'api_key'], `\${${String(v)}}`]],
+    },
     { flags: '--epochs <n>', description: 'number of epochs (default: experiment.num_sections, else {experiment.num_sections})', parse: positiveInt, path: ['experiment', 'num_sections'] },
     {
       flags: '--retrieve-threshold <x>',
@@ -143,7 +167,7 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
     },
     {
       flags: '--replay <run-dir>',
-      description: 're-run a recorded run offline from <run-dir>/cache: zero network calls, a missing reply stops the run; give the original flags (default: a live run)',
+      description: "re-run a recorded run offline from its <run-dir>/responses.jsonl: zero network calls, a reply it lacks stops the run; give the original flags (default: a live run)",
       path: null,
     },
     {

@@ -104,7 +104,14 @@ export function loadConfig(
   }
 
   const overlay = flagOverlay(flags, runFlagsFor(part, registry.methods.map((m) => m.name)));
-  const withFlags = schema.safeParse(deepMerge(fileLayer, overlay.data));
+  // Flags may name variables too (--api-key-env MY_KEY sets llm.api_key to ${MY_KEY}).
+  const { value: flagData, problems: flagProblems } = interpolateEnv(overlay.data, env);
+  for (const problem of flagProblems) {
+    const message = `${overlay.optionFor(problem.path) ?? dotted(problem.path)}: ${problem.message}`;
+    if (!inspect || problem.kind !== 'unset') throw new UserError(message, 'config_invalid');
+    notes.push(message);
+  }
+  const withFlags = schema.safeParse(deepMerge(fileLayer, flagData));
   if (!withFlags.success) {
     // The file alone was valid, so the culprit is a flag.
     throw new UserError(

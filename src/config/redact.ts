@@ -30,3 +30,18 @@ function walk(value: unknown, key?: string): unknown {
 }
 
 export { redactUrlCredentials };
+
+/**
+ * The tree as shown and recorded: endpoint settings of an offline provider (the sim
+ * model, the local embedder) are left out, so no made-up key or URL is displayed.
+ */
+export function withoutUnusedEndpoints<T>(tree: T): T {
+  const out = structuredClone(tree) as Record<string, Record<string, unknown> | undefined>;
+  const drop = (section: Record<string, unknown> | undefined) => {
+    if (!section) return;
+    for (const k of ['api_key', 'base_url', 'api_version']) delete section[k];
+  };
+  if (out.llm?.provider === 'sim') drop(out.llm);
+  if (out.embedding?.provider === 'local') drop(out.embedding);
+  return out as T;
+}

@@ -106,6 +106,8 @@ export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Benc
   readonly kind: 'benchmark';
   /** What `memrl run <name> --help` says it is (a few lines). */
   description: string;
+  /** Command lines shown at the end of `memrl run <name> --help`. */
+  examples?: readonly string[];
   /** The reference TensorBoard tag set its scalars also use ('other': memrl's tags only). */
   tagFamily?: TagFamily;
   /** Facts for run.json (default: its settings, secrets redacted, under its name). */

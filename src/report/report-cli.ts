@@ -33,6 +33,7 @@ export function registerReportCommand(program: Command): void {
     .option('--out <file>', 'HTML file to write', DEFAULT_REPORT_FILE)
     .option('--seed <n>', 'seed of the bootstrap intervals', String(DEFAULT_BOOTSTRAP_SEED))
     .option('--resamples <n>', 'bootstrap resamples per cell', String(DEFAULT_RESAMPLES))
+    .addHelpText('after', `\nExamples:\n  memrl report results/ --out report.html\n  memrl report results/bcb/<run-a> results/bcb/<run-b>\n`)
     .action((paths: string[], flags: ReportFlags) => {
       const html = buildReport(paths, flags);
       const out = flags.out ?? DEFAULT_REPORT_FILE;

@@ -22,8 +22,8 @@ function memrl(args: string[]): CliResult {
 }
 
 function runFolder(stdoutAndErr: CliResult): string {
-  const m = /results: (\S+)/.exec(stdoutAndErr.stderr);
-  if (!m) throw new Error(`no run folder in: ${stdoutAndErr.stderr}`);
+  const m = /^results: (\S+)$/m.exec(stdoutAndErr.stdout);
+  if (!m) throw new Error(`no run folder in: ${stdoutAndErr.stdout}${stdoutAndErr.stderr}`);
   return m[1]!;
 }
 

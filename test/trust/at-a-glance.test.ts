@@ -21,8 +21,8 @@ function memrl(args: string[]): CliResult {
 }
 
 function runDirOf(r: CliResult): string {
-  const m = /results: (\S+)/.exec(r.stderr);
-  if (!m) throw new Error(`no run folder in: ${r.stderr}`);
+  const m = /^results: (\S+)$/m.exec(r.stdout);
+  if (!m) throw new Error(`no run folder in: ${r.stdout}${r.stderr}`);
   return m[1]!;
 }
 

@@ -202,8 +202,8 @@ describe('API keys stay out of every file and message', () => {
 
   it('no file under the working directory and nothing printed holds a key or a piece of one', () => {
     const files = filesUnder(work).filter((f) => !f.endsWith('.yaml'));
-    // Run folders, logs and the shared cache are all there.
-    expect(files.some((f) => f.includes('/logs/'))).toBe(true);
+    // Run folders (with their logs) and the shared cache are all there.
+    expect(files.some((f) => f.endsWith('/log.jsonl'))).toBe(true); // logs live in the run folders
     expect(files.some((f) => f.includes('/shared-cache/'))).toBe(true);
     expect(files.some((f) => f.endsWith('/tb') || f.includes('/tb/'))).toBe(true);
     const found: string[] = [];

@@ -15,6 +15,10 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
     'ALFWorld: ReAct episodes in a text household through a Python bridge, learning from won / lost games.\n' +
     'Without --config it runs the built-in quickstart: the offline sim model on the household stand-in\n' +
     '(env: household-standin, not ALFWorld). --env alfworld needs: pip install alfworld && alfworld-download.',
+  examples: [
+    'memrl run alfworld --limit 8 --epochs 2               # offline: sim model on the household stand-in',
+    'memrl run alfworld --config configs/alfworld.yaml --env alfworld --model gpt-4o-mini',
+  ],
   configSection: alfworldSection,
   defaults: alfworldDefaults,
   flags: alfworldFlags,

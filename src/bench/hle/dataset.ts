@@ -57,7 +57,8 @@ export const REQUIRED_COLUMNS = ['id', 'question', 'answer', 'answer_type', 'cat
 const ANSWER_TYPES: readonly HleAnswerType[] = ['exactMatch', 'multipleChoice'];
 const SUPPORTED_CODECS = new Set(['UNCOMPRESSED', ...Object.keys(compressors)]);
 
-const DATA_HINT = 'HLE is gated: accept the terms of cais/hle on the Hugging Face hub, download its test Parquet file and pass it with --train <file>';
+const DATA_HINT =
+  'HLE is gated: accept the terms of cais/hle on the Hugging Face hub, download its test Parquet file and pass it with --train <file>; to try the pipeline offline, use the small fixture in the repository: --train test/fixtures/hle/hle_snappy.parquet';
 
 /** Reads one HLE Parquet file into tasks, in file order. Bad input → UserError naming file and column. */
 export async function readHleParquet(path: string): Promise<{ tasks: HleTask[]; sha256: string }> {

@@ -14,6 +14,11 @@ export const hle: BenchmarkModule<HleSettings> = {
     "Humanity's Last Exam: one solver call and one judge call per question, learning from the judge's verdict.\n" +
     'Give the questions with --train <file.parquet> (HLE is gated; see the README).\n' +
     'Without --config it runs the built-in quickstart: the offline sim model (and sim judge) and the local embedder.',
+  examples: [
+    'memrl run hle --train test/fixtures/hle/hle_snappy.parquet         # offline: sim solver and judge on our fixture',
+    'memrl run hle --train hle_test.parquet --model gpt-4o --judge-model gpt-4o-2024-08-06 --num-train 200',
+    'memrl run hle --config configs/hle.yaml --train hle_test.parquet --categories Math Physics',
+  ],
   configSection: hleSection,
   defaults: hleDefaults,
   flags: hleFlags,

@@ -15,6 +15,11 @@ export const llb: BenchmarkModule<LlbSettings> = {
     'LifelongAgentBench: multi-turn db (SQL on MariaDB / MySQL) or os (a root shell) episodes, memory per mini-batch.\n' +
     'local evaluator: db needs a running MariaDB (bash scripts/setup.sh mariadb), os the Debian rootfs (bash scripts/setup.sh rootfs);\n' +
     '--evaluator docker: db in one mysql:8 server container, os in one container per task (memrl.evaluator.docker.images).',
+  examples: [
+    'memrl run llb --task db --limit 20 --epochs 2        # offline sim model, real MariaDB',
+    'memrl run llb --task os --model gpt-4o-mini --epochs 20',
+    'memrl run llb --task db --evaluator docker            # one server container for the run',
+  ],
   defaults: llbDefaults,
   flags: llbFlags,
   evaluatorFlags: true,

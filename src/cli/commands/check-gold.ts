@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../app/config.js';
 import { builtinRegistry, type Registry } from '../../app/registry.js';
 import type { BenchmarkModule, GoldCheck } from '../../core/benchmark.js';
+import { withExamples } from '../help.js';
 import { addFlags } from '../run-flags.js';
 
 export function registerCheckGoldCommand(program: Command, registry: Registry = builtinRegistry()): void {
@@ -16,6 +17,7 @@ export function registerCheckGoldCommand(program: Command, registry: Registry = 
 
 function registerGold(gold: Command, bench: BenchmarkModule, check: GoldCheck, registry: Registry): void {
   const cmd = addFlags(gold.command(bench.name).description(check.description), check.flags);
+  withExamples(cmd, [`memrl check-gold ${bench.name} --limit 20`, `memrl check-gold ${bench.name} --evaluator docker --out gold.json`]);
   cmd.action(async (values: Record<string, unknown>) => {
     const abort = new AbortController();
     const onSigint = (): void => abort.abort();

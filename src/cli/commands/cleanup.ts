@@ -25,6 +25,7 @@ export function registerCleanupCommand(program: Command): void {
     .option('--run <id>', 'only the containers of this run (the run folder name), whether its process lives or not')
     .option('--all', 'every memrl container on the engine, including those of running memrl processes')
     .option('--dry-run', 'list what would be removed')
+    .addHelpText('after', `\nExamples:\n  memrl cleanup --dry-run          # what a crashed run left\n  memrl cleanup --run <run-id>\n  memrl cleanup --all              # every memrl container, also of live runs\n`)
     .action(async (flags: CleanupFlags) => {
       if (flags.run && flags.all) throw new UserError('memrl cleanup: give --run <id> or --all, not both');
       const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });

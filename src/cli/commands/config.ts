@@ -9,10 +9,11 @@ import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import { explainText, loadConfig } from '../../app/config.js';
 import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
-import { redactConfig } from '../../config/redact.js';
+import { redactConfig, withoutUnusedEndpoints } from '../../config/redact.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { exitCodeOf } from '../exit-codes.js';
+import { withExamples } from '../help.js';
 import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
 
 export function registerConfigCommand(program: Command, registry: Registry = builtinRegistry()): Command {
@@ -28,6 +29,11 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     .allowUnknownOption()
     .allowExcessArguments()
     .addHelpText('after', '\nAlso takes the flags of `memrl run <benchmark>` (see `memrl run <benchmark> --help`).');
+  withExamples(cmd, [
+    'memrl config configs/bcb.yaml                      # check a file: resolved tree, inert keys, notes',
+    'memrl config --benchmark llb --task os --derived   # the settings a run would use',
+    'memrl config --explain --benchmark hle             # every key, its default and meaning',
+  ]);
   cmd.action((_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
     const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
     try {
@@ -63,7 +69,7 @@ function render(resolved: ResolvedConfig, derived: boolean): string {
     const { config: _tree, notes: _notes, inertKeys: _inert, unreadKeys: _unread, fileKeys: _keys, ...settings } = resolved;
     body = stringify(redactConfig(settings), { lineWidth: 0 });
   } else {
-    body = stringify(redactConfig(resolved.config), { lineWidth: 0 });
+    body = stringify(redactConfig(withoutUnusedEndpoints(resolved.config)), { lineWidth: 0 });
   }
   const footer: string[] = [];
   if (resolved.inertKeys.length) {

@@ -8,6 +8,7 @@ import { loadConfig } from '../../app/config.js';
 import { doctorChecks } from '../../app/doctor.js';
 import { builtinRegistry, type Registry } from '../../app/registry.js';
 import type { DoctorCheck } from '../../core/benchmark.js';
+import { withExamples } from '../help.js';
 
 interface DoctorFlags {
   config?: string;
@@ -24,7 +25,7 @@ export function formatDoctor(checks: DoctorCheck[]): string {
 }
 
 export function registerDoctorCommand(program: Command, registry: Registry = builtinRegistry()): void {
-  program
+  const cmd = program
     .command('doctor')
     .description('check which evaluator backends (local sandbox, containers) work on this machine, and why not')
     .option('--config <yaml>', 'read memrl.evaluator.docker (engine address, image names) from this config')
@@ -37,4 +38,5 @@ export function registerDoctorCommand(program: Command, registry: Registry = bui
       process.stdout.write(flags.json ? JSON.stringify(checks, null, 2) + '\n' : formatDoctor(checks));
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
     });
+  withExamples(cmd, ['memrl doctor', 'memrl doctor --backend docker --docker-host unix:///run/podman/podman.sock', 'memrl doctor --json']);
 }

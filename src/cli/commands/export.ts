@@ -10,6 +10,7 @@ export function registerExportCommand(program: Command): void {
     .description('write the outcome matrix (one row per task × epoch × phase) as Parquet, Arrow IPC or CSV')
     .option('--format <format>', 'parquet, arrow or csv')
     .option('--out <file>', 'output file (default: stdout)')
+    .addHelpText('after', `\nExamples:\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet\n  memrl export results/bcb/<run-id> --format csv > run.csv\n`)
     .action((runDir: string, flags: ExportFlags) => {
       const result = buildExport(runDir, flags);
       if (flags.out) {

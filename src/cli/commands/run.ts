@@ -7,12 +7,15 @@ import type { Command } from 'commander';
 import type { Registry } from '../../app/registry.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { EXIT } from '../exit-codes.js';
+import { withExamples } from '../help.js';
 import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
 
 export function registerRunCommand(program: Command, registry: Registry): void {
-  const run = program
-    .command('run')
-    .description('Run a benchmark through the shared memory engine (train epochs, optional validation)');
+  const run = withExamples(program.command('run').description('Run a benchmark through the shared memory engine (train epochs, optional validation)'), [
+    'memrl run bcb --epochs 3 --limit 50',
+    'memrl run bcb --help                  # every flag of one benchmark, with its default',
+    'memrl run arithmetic --plugin examples/plugins/arithmetic/index.ts',
+  ]);
   for (const bench of registry.benchmarks) registerBenchmark(run, bench, registry);
 }
 
@@ -23,6 +26,7 @@ function fmt(x: number | null | undefined): string {
 function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Registry): void {
   const cmd = run.command(bench.name).description(bench.description);
   addRunOptions(cmd, bench, registry);
+  if (bench.examples?.length) withExamples(cmd, bench.examples);
   cmd.action(async (opts: Record<string, unknown>) => {
     // Loaded when a run starts, not when the CLI does: models, embedders, arrow, containers.
     const { startRun } = await import('../../app/start-run.js');
@@ -54,16 +58,20 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
         return;
       }
       const s = result.summary as { train?: { last?: number | null; csr?: number | null }; valid?: { last?: number | null } };
+      // The results line is the command's output (stdout); the rest is diagnostics (stderr).
+      const results = `results: ${handle.runDir}\n`;
       if (result.failure) {
-        process.stderr.write(`failed: ${result.failure}\nresults: ${handle.runDir} (marked failed)\nfix the cause, then ${resumeHint()}\n`);
+        process.stderr.write(`failed: ${result.failure}\nfix the cause, then ${resumeHint()}\n`);
+        process.stdout.write(results);
         process.exitCode = EXIT.fault;
         return;
       }
       process.stderr.write(
         `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${handle.config.run.epochs} epoch(s); ` +
           `last acc ${fmt(s.train?.last)}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
-          `results: ${handle.runDir}${result.interrupted ? `\n${resumeHint(end.budget ? ` ${end.budget.flag} <more>` : '')}` : ''}\n`,
+          (result.interrupted ? `${resumeHint(end.budget ? ` ${end.budget.flag} <more>` : '')}\n` : ''),
       );
+      process.stdout.write(results);
       if (result.interrupted) process.exitCode = end.budget ? EXIT.budget : EXIT.interrupted;
     } finally {
       process.off('SIGINT', onSigint);

@@ -15,6 +15,7 @@ export function registerTableCommand(program: Command): void {
     .option('--paper', "add the paper's published numbers (data/paper-results.json) as reference rows")
     .option('--seed <n>', 'seed of the bootstrap intervals', String(DEFAULT_BOOTSTRAP_SEED))
     .option('--resamples <n>', 'bootstrap resamples per cell', String(DEFAULT_RESAMPLES))
+    .addHelpText('after', `\nExamples:\n  memrl table results/                          # every run below, methods × benchmarks\n  memrl table results/ --paper --format latex   # with the paper's numbers, for a paper\n  memrl table results/bcb --metric last,csr,forgetting --by benchmark,method\n`)
     .action((paths: string[], flags: TableFlags) => {
       const { text, warnings } = renderTable(paths, flags);
       for (const w of warnings) process.stderr.write(`memrl: note: ${w}\n`);
