@@ -80,10 +80,14 @@ export const COMMANDS: readonly CommandEntry[] = [
 ];
 
 function newProgram(): Command {
-  return new Command('memrl')
-    .description('Memory-augmented LLM agents on real benchmarks (MemRL, arXiv 2601.03192) and their baselines')
-    .version(memrlVersion(), '-V, --version')
-    .exitOverride();
+  return (
+    new Command('memrl')
+      .description('Memory-augmented LLM agents on real benchmarks (MemRL, arXiv 2601.03192) and their baselines')
+      .version(memrlVersion(), '-V, --version')
+      .exitOverride()
+      // One line per error: commander's "(Did you mean …?)" joins the line it belongs to.
+      .configureOutput({ outputError: (text, write) => write(text.replace(/\n\(Did you mean (.+)\?\)\n?$/, ' (did you mean $1?)\n')) })
+  );
 }
 
 /** The program with every command listed (for help); none of them loaded. */
