@@ -81,8 +81,9 @@ export function differenceLabels(runs: readonly { key: string; settings: Record<
   for (const [key, settings] of first) {
     const words = differing.slice(0, 3).map((k) => {
       const raw = settings[k];
-      const value = raw === undefined ? undefined : (JSON.parse(raw) as unknown);
-      return SHORT[k] ? SHORT[k](value) : `${k}=${raw ?? 'unset'}`;
+      if (raw === undefined) return `${k} unset`;
+      const value = JSON.parse(raw) as unknown;
+      return SHORT[k] ? SHORT[k](value) : `${k}=${raw}`;
     });
     labels.set(key, words.join(', ') + (differing.length > 3 ? ', …' : ''));
   }

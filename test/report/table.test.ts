@@ -235,3 +235,36 @@ describe('memrl table command (Commander wiring)', () => {
     expect(out.join('')).toBe(table([golden], { format: 'csv', metric: 'forgetting', resamples: '300', seed: '9' }));
   });
 });
+
+describe('memrl table: only seeds of one experiment are pooled', () => {
+  const mixed = join(root, 'experiments');
+  /** Give a fixture run the recorded config of a real one, with these settings. */
+  const withConfig = (dir: string, config: Record<string, unknown>): void => {
+    const p = join(dir, 'run.json');
+    writeFileSync(p, JSON.stringify({ ...JSON.parse(readFileSync(p, 'utf8')), config }));
+  };
+  beforeAll(async () => {
+    for (const seed of [1, 2]) await makeRun(join(mixed, `llb-db-s${seed}`), { benchmark: 'llb', env: 'llb-db', method: 'memrl', seed });
+    await makeRun(join(mixed, 'llb-os-s1'), { benchmark: 'llb', env: 'llb-os', method: 'memrl', seed: 1 });
+    for (const [name, limit, seed] of [['bcb-l10-s1', 10, 1], ['bcb-l10-s2', 10, 2], ['bcb-l5-s1', 5, 1]] as const) {
+      await makeRun(join(mixed, name), { benchmark: 'bcb', method: 'memrl', seed });
+      withConfig(join(mixed, name), { memrl: { limit, concurrency: seed * 2 }, experiment: { random_seed: seed, num_sections: 3 } });
+    }
+  });
+
+  it('LLB db and os are separate columns, as in the paper', () => {
+    const csv = csvRecords(table([mixed], { format: 'csv', metric: 'last' }));
+    expect(csv.filter((r) => r.benchmark === 'llb-db')[0]).toMatchObject({ benchmark_label: 'LLB db', n: '2' });
+    expect(csv.filter((r) => r.benchmark === 'llb-os')[0]).toMatchObject({ benchmark_label: 'LLB os', n: '1' });
+    expect(table([mixed], { metric: 'last' })).toMatch(/^\| Method \| BigCodeBench \| LLB db \| LLB os \|$/m);
+  });
+
+  it('runs that differ in a setting other than the seed (or in nothing but speed) are rows of their own, named by what differs', () => {
+    const csv = csvRecords(table([mixed], { format: 'csv', metric: 'last' })).filter((r) => r.benchmark === 'bcb');
+    // The two limit-10 seeds pool (their concurrency does not count); limit 5 is another row.
+    expect(csv.map((r) => [r.method_label, r.n]).sort()).toEqual([
+      ['MemRL [limit 10]', '2'],
+      ['MemRL [limit 5]', '1'],
+    ]);
+  });
+});
