@@ -5,7 +5,7 @@
  * needed) against closed ports, a loopback server that fails every call, and lock files.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,5 +140,46 @@ describe('--resume continues the run it names, with that run\'s settings', () =>
     const r = memrl(['run', 'hle', '--resume', dir, '--epochs', '3']);
     expect(r.stderr).toContain('done: 3/3 epoch(s)');
     expect(readdirSync(dir)).not.toContain('.lock');
+  });
+});
+
+describe('a real model from the command line, no YAML', () => {
+  it('--model, --base-url and --api-key-env reach the endpoint with the key from that variable', async () => {
+    const seen: string[] = [];
+    const server = await startOpenAIServer({
+      chat: (req) => {
+        seen.push(String(req.headers.authorization));
+        const judge = JSON.stringify(req.body).includes('<reference_answer>');
+        return judge ? JSON.stringify({ extracted_final_answer: 'A', reasoning: 'r', correct: 'no', confidence: 50 }) : 'Answer: A';
+      },
+    });
+    try {
+      const r = await runMemrlAsync(
+        ['run', 'hle', '--train', HLE, '--limit', '2', '--epochs', '1', '--model', 'served-model', '--base-url', server.url, '--api-key-env', 'MY_SERVER_KEY', '--output-dir', 'nofile'],
+        { cwd: work, env: { MY_SERVER_KEY: 'sk-from-my-var-123', OPENAI_API_KEY: '' } },
+      );
+      expect(r.stderr).toContain('done: 1/1 epoch(s)');
+      expect(r.code).toBe(0);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set(['Bearer sk-from-my-var-123']));
+      expect(JSON.parse(readFileSync(join(runDirOf(r), 'run.json'), 'utf8'))).toMatchObject({ model: 'openai:served-model', simulated: false });
+      expect(readFileSync(join(runDirOf(r), 'run.json'), 'utf8')).not.toContain('sk-from-my-var-123');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a damaged checkpoint', () => {
+  it('falls back to the previous one and says so; with none, names the file', () => {
+    const first = memrl(['run', 'hle', '--train', HLE, '--limit', '3', '--epochs', '2', '--output-dir', 'damaged']);
+    const dir = runDirOf(first);
+    writeFileSync(join(dir, 'checkpoint.json'), readFileSync(join(dir, 'checkpoint.json'), 'utf8').slice(0, 200));
+    const r = memrl(['run', 'hle', '--resume', dir, '--epochs', '3']);
+    expect(r.stderr).toMatch(/note: .*checkpoint\.json is damaged \(.*\); resuming from checkpoint\.prev\.json \(epoch 1\): the epochs after it run again/);
+    expect(r.stderr).toContain('done: 3/3 epoch(s)');
+    writeFileSync(join(dir, 'checkpoint.json'), '{"version":');
+    rmSync(join(dir, 'checkpoint.prev.json'));
+    oneLine(memrl(['run', 'hle', '--resume', dir, '--epochs', '4']), 2, /checkpoint\.json is damaged \(.*\) and there is no earlier checkpoint to fall back to/);
   });
 });
