@@ -151,7 +151,7 @@ export class SpendMeter {
 /** The one line printed when a budget stops a run. */
 export function budgetStopLine(hit: BudgetHit, benchmark: string, runDir: string): string {
   const spent = hit.kind === 'usd' ? `$${hit.spent.toFixed(4)} of $${hit.limit}` : `${hit.spent} of ${hit.limit} tokens`;
-  return `memrl: budget reached: ${spent} (${hit.flag}); stopping. Resume with a larger budget: memrl run ${benchmark} <same flags> --resume ${runDir} ${hit.flag} <more>`;
+  return `memrl: budget reached: ${spent} (${hit.flag}); stopping. Resume with a larger budget: memrl run ${benchmark} --resume ${runDir} ${hit.flag} <more>`;
 }
 
 /** A --budget-usd needs a price for every model the run bills; otherwise the limit could never be checked. */

@@ -156,7 +156,7 @@ describe('spend meter (budgets)', () => {
     expect(hits[0]).toMatchObject({ kind: 'usd', flag: '--budget-usd', limit: 0.01 });
     expect(hits[0]!.spent).toBeCloseTo(0.012, 12);
     expect(budgetStopLine(hits[0]!, 'bcb', '/r/x')).toBe(
-      'memrl: budget reached: $0.0120 of $0.01 (--budget-usd); stopping. Resume with a larger budget: memrl run bcb <same flags> --resume /r/x --budget-usd <more>',
+      'memrl: budget reached: $0.0120 of $0.01 (--budget-usd); stopping. Resume with a larger budget: memrl run bcb --resume /r/x --budget-usd <more>',
     );
   });
 
