@@ -41,6 +41,8 @@ export interface Checkpoint {
 }
 
 export class RunFolder {
+  private held: FileLock | undefined;
+
   /** Touches nothing on disk: the folder comes to exist with create(). */
   constructor(readonly dir: string) {}
 
@@ -54,15 +56,15 @@ export class RunFolder {
 
   /**
    * Create the run folder with its run.json in one step (built under a temp name, then
-   * renamed), so a kill never leaves a run folder that --resume cannot open. Returns
-   * the folder's lock, held from the start.
+   * renamed), so a kill never leaves a run folder that --resume cannot open. The
+   * folder is locked from then on (see lock).
    */
-  create(manifest: Record<string, unknown>): FileLock {
+  create(manifest: Record<string, unknown>): void {
     if (existsSync(this.dir)) {
       // Already there (a reply cache opened it, or another process): take it before writing into it.
-      const lock = this.lock();
+      this.lock();
       this.writeManifest(manifest);
-      return lock;
+      return;
     }
     const parent = dirname(this.dir);
     mkdirSync(parent, { recursive: true });
@@ -72,12 +74,17 @@ export class RunFolder {
     writeJsonAtomic(join(tmp, 'run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
     renameSync(tmp, this.dir);
     fsyncDir(parent);
-    return this.lock();
+    this.lock();
   }
 
-  /** One process per run folder: two runs writing one folder would count episodes twice. */
-  lock(): FileLock {
-    return FileLock.acquire(this.path(LOCK_FILE), `memrl run, ${process.argv.slice(2, 4).join(' ')}`, `run folder ${this.dir}`);
+  /** One process per run folder (two writing one folder would count episodes twice); held until unlock(). */
+  lock(): void {
+    this.held ??= FileLock.acquire(this.path(LOCK_FILE), `memrl run, ${process.argv.slice(2, 4).join(' ')}`, `run folder ${this.dir}`);
+  }
+
+  unlock(): void {
+    this.held?.release();
+    this.held = undefined;
   }
 
   /** Temp files a killed writer left behind (`<name>.tmp-<pid>`). */

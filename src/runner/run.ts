@@ -33,7 +33,6 @@ import { summarize, type RunSummary } from '../metrics/summary.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import { BUILTIN_METHODS } from '../methods/registry.js';
 import { MemrlError, UserError, errorMessage } from '../util/errors.js';
-import type { FileLock } from '../util/lock.js';
 import { chunk, mapPool } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
 import { faultOutcome } from './episode-outcome.js';
@@ -123,16 +122,17 @@ export async function runBenchmark<T extends TaskBase>(plan: RunPlan<T>): Promis
 type Emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => void;
 
 async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
-  // A resumed folder is locked before anything of it is read; a new one when it is made.
-  let lock: FileLock | undefined = plan.resume && new RunFolder(plan.runDir).hasManifest() ? new RunFolder(plan.runDir).lock() : undefined;
+  const folder = new RunFolder(plan.runDir);
   try {
-    return await scheduleLocked(plan, emit, (l) => (lock ??= l));
+    // A resumed folder is locked before anything of it is read; a new one as it is made.
+    if (plan.resume && folder.hasManifest()) folder.lock();
+    return await scheduleIn(folder, plan, emit);
   } finally {
-    lock?.release();
+    folder.unlock();
   }
 }
 
-async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, locked: (lock: FileLock) => void): Promise<RunResult> {
+async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
   const now = plan.now ?? Date.now;
   const log = plan.log;
   const bench = plan.benchmark;
@@ -155,7 +155,6 @@ async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, 
   const player = bench.simPlayer([...loaded.train, ...loaded.valid]);
   const model = new MeteredChatModel(tapUsage(plan.createModel(player)), ledger, log);
   const judge = plan.createJudgeModel ? new MeteredChatModel(tapUsage(plan.createJudgeModel(player)), ledger, log) : undefined;
-  const folder = new RunFolder(plan.runDir);
   emit('onTasksLoaded', { train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
 
   // Resume: restore the learning state of the last completed epoch and drop rows past it;
@@ -185,7 +184,7 @@ async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, 
   const validTaskIds = loaded.valid.map((t) => t.id);
   if (!resuming) {
     // Only now, with tasks loaded, does the run folder come to exist: a bad start leaves nothing behind.
-    const created = folder.create({
+    folder.create({
       ...plan.manifest,
       benchmark: bench.name,
       env: bench.envLabel,
@@ -203,7 +202,6 @@ async function scheduleLocked<T extends TaskBase>(plan: RunPlan<T>, emit: Emit, 
       evaluator,
       startedAt: new Date(now()).toISOString(),
     });
-    locked(created);
   } else {
     folder.removeStrayTempFiles();
   }
