@@ -46,7 +46,7 @@ function plan(over: Partial<RunPlan<ToyTask>> = {}, toy: ToyOptions = {}): RunPl
 
 /** The final state without wall-clock fields. */
 function state(dir: string): Record<string, unknown> {
-  const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows.map(({ latencyMs: _l, ...r }) => r);
+  const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows.map(({ latencyMs: _l, finishedAt: _f, ...r }) => r);
   const memories = readFileSync(join(dir, 'memories.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
