@@ -13,9 +13,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['bench', 'methods'], // plug-ins: one folder per benchmark, one file per memory method
   ['results'], // reading run folders
   ['core'], // the contracts: benchmark, method, reporter, outcome, faults, run files
-  ['sandbox', 'doctor'], // where untrusted code runs locally; machine probes
-  ['container'], // the container engine
+  ['doctor'], // machine probes for `memrl doctor`
   ['config'], // the config schema, flags and resolution, generic over the registry
+  ['env'], // where untrusted things run, by kind (python-tests, sql, shell, bridge), each local + docker; limits; the container engine
   ['memory', 'embed', 'metrics'], // the pure engine and its writer; embedders; the outcome matrix
   ['llm'], // model clients
   ['util'],

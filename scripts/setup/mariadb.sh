@@ -6,7 +6,7 @@
 #      else mysqld_safe in the background with the Debian defaults), waits for the socket;
 #   3. nothing else: memrl connects as the OS user root through the unix_socket plugin
 #      (Debian's default for root@localhost), at MEMRL_MYSQL_SOCKET or /run/mysqld/mysqld.sock.
-#      Each task then gets its own database and a user limited to it (src/sandbox/sql/).
+#      Each task then gets its own database and a user limited to it (src/env/sql/).
 # CI machines lose running processes between sessions: rerun this piece to restart the server.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

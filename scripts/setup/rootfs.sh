@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Setup piece: a small Debian 12 (bookworm) root filesystem for the LifelongAgentBench
-# os tasks (src/sandbox/shell/). Built once with debootstrap; reruns skip it.
+# os tasks (src/env/shell/). Built once with debootstrap; reruns skip it.
 #   MEMRL_ROOTFS      where to build it (default /var/lib/memrl/rootfs-bookworm)
 #   MEMRL_ROOTFS_MIRROR  Debian mirror (default: the one apt uses here)
 #

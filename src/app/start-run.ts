@@ -16,7 +16,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
-import { setContainerRun } from '../container/labels.js';
+import { setContainerRun } from '../env/container/labels.js';
 import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
 import { runCacheLayers } from '../llm/cache.js';
 import { UsageLedger } from '../llm/ledger.js';

@@ -15,6 +15,7 @@
  * YAML file, then command-line flags.
  */
 import { z } from 'zod';
+import { CONTAINER_DEFAULTS } from '../env/limits.js';
 import { bool, int, num } from './coerce.js';
 
 /** A benchmark's or method's name (the registries hold the known ones). */
@@ -218,8 +219,8 @@ export const RlSchema = z
 // Part 2: memrl's own settings (not in the reference)
 // ---------------------------------------------------------------------------
 
-/** Container limits and pull policy when memrl.evaluator.docker does not say. */
-export const DOCKER_DEFAULTS = { memoryMb: 2048, pids: 512, pull: 'missing' } as const;
+/** Container limits (from env/limits.ts, where every limit lives) and pull policy when memrl.evaluator.docker does not say. */
+export const DOCKER_DEFAULTS = { ...CONTAINER_DEFAULTS, pull: 'missing' } as const;
 
 /** A container image a benchmark runs in: the key under memrl.evaluator.docker.images. */
 export interface ImageSlot {

@@ -1,8 +1,8 @@
 /** `memrl doctor`'s container checks: the engine, each image a registered benchmark may run in, a probe container. */
 import type { DockerSettings } from '../config/types.js';
-import { Box } from '../container/box.js';
-import { openEngine, type Engine } from '../container/engine.js';
-import { BUILD_HINT } from '../container/image.js';
+import { Box } from '../env/container/box.js';
+import { openEngine, type Engine } from '../env/container/engine.js';
+import { BUILD_HINT } from '../env/container/image.js';
 import { settle, type DoctorCheck, type ProbeOutcome as Outcome } from './probes.js';
 
 /** Starts and removes one tiny container: proves the runtime works, not just the API. */

@@ -1,12 +1,14 @@
 /**
  * Probes for `memrl doctor`: is a piece of the machine there and does it work, and if
  * not, why and what to run. Each is cheap and independent; none of them changes
- * anything. Benchmarks use them in their own doctor checks (docker.ts checks the
- * container engine and every registered image).
+ * anything. Benchmarks use them in their own doctor checks (probeEnv asks the env
+ * registry's backend for its self-check; docker.ts checks the container engine and
+ * every registered image).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { describeError } from '../container/errors.js';
+import { describeError } from '../env/container/errors.js';
+import { checkEnv, type EnvKind, type EnvKinds } from '../env/registry.js';
 
 export interface DoctorCheck {
   backend: 'local' | 'docker';
@@ -35,3 +37,11 @@ export function pythonVersion(python: string): Outcome {
   return r.status === 0 ? { ok: true, detail: `python ${r.stdout.trim()}` } : { ok: false, detail: `${python} does not run: ${r.stderr.trim().split('\n').at(-1)}` };
 }
 
+
+/** The self-check of an environment backend from the env registry (see checkEnv). */
+export async function probeEnv<K extends EnvKind>(kind: K, backend: 'local' | 'docker', settings: EnvKinds[K]['settings']): Promise<Outcome> {
+  return settle(async () => {
+    const c = await checkEnv(kind, backend, settings);
+    return c.ok ? { ok: true, detail: c.detail ?? 'works' } : { ok: false, detail: c.reason };
+  });
+}

@@ -7,9 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BridgeClient, BridgeFault, BridgeRequestError, type BridgeOptions } from '../../src/bench/alfworld/bridge-client.js';
-import { containerTransport, type ContainerTransport } from '../../src/bench/alfworld/bridge-container.js';
 import { leftoverContainers, requireEngine } from '../helpers/require-engine.js';
-import { dockerSettings, STANDIN_IMAGE } from './docker-helpers.js';
+import { containerTransport, dockerSettings, STANDIN_IMAGE, type ContainerTransport } from './docker-helpers.js';
 import { FAKE_ALFWORLD } from './helpers.js';
 import { episodeScript, expectResetShape } from './protocol-script.js';
 

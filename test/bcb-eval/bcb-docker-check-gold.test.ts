@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { GoldReport } from '../../src/bench/bcb/check-gold.js';
 import { registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
-import { requireBcbPython } from '../sandbox/require-sandbox.js';
+import { requireBcbPython } from '../env/require-sandbox.js';
 import { BCB_IMAGE, ourBcbContainers, requireBcbImage } from './require-bcb-docker.js';
 
 const engineReq = await requireBcbImage();

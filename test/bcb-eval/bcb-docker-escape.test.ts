@@ -1,31 +1,25 @@
 /**
- * The shared hostile-solution suite (escape-cases.ts) through the container
- * evaluator, plus what only containers have: the cgroup memory limit. Every
- * container of the suite is gone at the end.
+ * What only the container evaluator has: the cgroup memory limit. (The shared
+ * hostile-solution suite runs against every python-tests backend in
+ * test/env/python-tests.conformance.test.ts.) Every container of the suite is gone at the end.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluator } from '../../src/bench/bcb/evaluator.js';
-import { defineEscapeSuite, taskWith } from './escape-cases.js';
+import { createBcbEvaluator, defaultDockerSettings } from '../../src/bench/bcb/evaluator.js';
+import { taskWith } from '../env/conformance/python-tests-cases.js';
 import { ourBcbContainers, requireBcbImage } from './require-bcb-docker.js';
 
 const req = await requireBcbImage();
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
-let docker: BcbEvaluator;
-
 beforeAll(() => {
   if (req.skip) return;
   expect(req.ok, req.reason).toBe(true);
-  docker = createBcbEvaluator({ backend: 'docker', docker: defaultDockerSettings(), concurrency: 1 });
 });
 
 afterAll(async () => {
   if (req.skip) return;
-  await docker?.close();
   if (req.engine) expect(await ourBcbContainers(req.engine)).toEqual([]);
 });
-
-defineEscapeSuite('docker', () => (task, code, opts) => docker.evaluate(task, code, opts), { skip: req.skip });
 
 describe.skipIf(req.skip)('container memory limit', () => {
   it('a hog under a generous address-space limit is killed by the cgroup: a runtime error, not an evaluator error', async () => {

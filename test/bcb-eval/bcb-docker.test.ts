@@ -11,10 +11,10 @@ import { readBcbTasks, type BcbTask } from '../../src/bench/bcb/dataset.js';
 import { goldSolution } from '../../src/bench/bcb/check-gold.js';
 import type { BcbEvalOptions, BcbEvalResult } from '../../src/bench/bcb/evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluator } from '../../src/bench/bcb/evaluator.js';
-import { LABEL_RUN, setContainerRun } from '../../src/container/labels.js';
+import { LABEL_RUN, setContainerRun } from '../../src/env/container/labels.js';
 import { createBcbBenchmark } from '../../src/bench/bcb/benchmark.js';
 import { UserError } from '../../src/util/errors.js';
-import { requireBcbPython } from '../sandbox/require-sandbox.js';
+import { requireBcbPython } from '../env/require-sandbox.js';
 import { BCB_IMAGE, ourBcbContainers, requireBcbImage } from './require-bcb-docker.js';
 
 const engineReq = await requireBcbImage();

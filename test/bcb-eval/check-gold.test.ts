@@ -7,7 +7,7 @@ import { categorizeFailure, checkGoldBcb, normalizeTaskId, type GoldReport } fro
 import { registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
 import { formatGoldSummary } from '../../src/bench/bcb/gold-command.js';
 import { UserError } from '../../src/util/errors.js';
-import { requireBcbPython } from '../sandbox/require-sandbox.js';
+import { requireBcbPython } from '../env/require-sandbox.js';
 
 const env = await requireBcbPython();
 const scratch = mkdtempSync(join(tmpdir(), 'memrl-gold-'));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readBcbTasks, type BcbTask } from '../../src/bench/bcb/dataset.js';
 import { describeBcbEvaluator, evaluateBcb, programFor } from '../../src/bench/bcb/evaluate.js';
 import { goldSolution } from '../../src/bench/bcb/check-gold.js';
-import { requireBcbPython } from '../sandbox/require-sandbox.js';
+import { requireBcbPython } from '../env/require-sandbox.js';
 
 const env = await requireBcbPython();
 const { tasks } = readBcbTasks();

@@ -3,8 +3,8 @@
  * (scripts/build-images.sh bcb). Outside CI a missing piece skips them (reason
  * printed); under CI=true they run and fail, like the bwrap and MariaDB suites.
  */
-import type { Engine } from '../../src/container/engine.js';
-import { LABEL_PID, LABEL_ROLE } from '../../src/container/labels.js';
+import type { Engine } from '../../src/env/container/engine.js';
+import { LABEL_PID, LABEL_ROLE } from '../../src/env/container/labels.js';
 import { requireEngine, type EngineRequirement } from '../helpers/require-engine.js';
 
 export const BCB_IMAGE = 'memrl/bcb:latest';

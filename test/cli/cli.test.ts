@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
-import { checkBwrap } from '../../src/sandbox/check.js';
+import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { sharedDataDir } from '../../src/util/paths.js';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Comparison } from '../../src/compare/compare.js';
-import { checkBwrap } from '../../src/sandbox/check.js';
+import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { checkJunit, expatParses } from './junit-check.js';
 import { compareCli, oneLine } from './helpers.js';
 

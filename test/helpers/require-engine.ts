@@ -3,7 +3,7 @@
  * Outside CI a missing engine or image skips the suites (reason printed); under
  * CI=true they run and fail, so a CI machine without the engine cannot pass by skipping.
  */
-import { openEngine, type Engine } from '../../src/container/engine.js';
+import { openEngine, type Engine } from '../../src/env/container/engine.js';
 
 export const IN_CI = /^(1|true)$/i.test(process.env.CI ?? '');
 

@@ -71,8 +71,8 @@ describe.skipIf(req.skip)('memrl run llb --task db with the sim', () => {
 
 describe('memrl run llb --task os with the sim (real rootfs sandbox)', () => {
   beforeAll(async () => {
-    const { checkOsSandbox } = await import('../../src/bench/llb/os-env.js');
-    const ok = await checkOsSandbox();
+    const { checkShellSandbox } = await import('../../src/env/shell/local.js');
+    const ok = await checkShellSandbox();
     if (!ok.ok) {
       if (process.env.CI) throw new Error(`os sandbox unavailable under CI: ${ok.reason}`);
       console.warn(`skipping os end-to-end: ${ok.reason}`);
@@ -80,8 +80,8 @@ describe('memrl run llb --task os with the sim (real rootfs sandbox)', () => {
   });
 
   it('runs shell episodes in the sandbox, scores them with the evaluation script, and writes transcripts', async () => {
-    const { checkOsSandbox } = await import('../../src/bench/llb/os-env.js');
-    if (!(await checkOsSandbox()).ok) return;
+    const { checkShellSandbox } = await import('../../src/env/shell/local.js');
+    if (!(await checkShellSandbox()).ok) return;
     const r = memrl(['run', 'llb', '--task', 'os', '--limit', '3', '--epochs', '2', '--output-dir', 'out-os']);
     expect(r.code).toBe(0);
     const dir = join(work, 'out-os', 'llb', readdirSync(join(work, 'out-os', 'llb'))[0]!);

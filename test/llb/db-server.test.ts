@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultLlbFile, loadLlbFile, type DbTask } from '../../src/bench/llb/dataset.js';
 import { checkDbGold } from '../../src/bench/llb/check-gold-db.js';
 import { openDbTask, tableHash, withDbTask } from '../../src/bench/llb/db-env.js';
-import { runAdmin } from '../../src/sandbox/sql/mariadb.js';
+import { runAdmin } from '../../src/env/sql/local.js';
 import { requireMariadb } from './require-mariadb.js';
 
 const req = await requireMariadb();

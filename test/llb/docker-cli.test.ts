@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOsSandbox } from '../../src/bench/llb/os-env.js';
-import { listMemrlContainers } from '../../src/container/cleanup.js';
+import { checkShellSandbox } from '../../src/env/shell/local.js';
+import { listMemrlContainers } from '../../src/env/container/cleanup.js';
 import { requireDocker, TEST_DB_IMAGE, TEST_OS_IMAGE } from './require-docker.js';
 
 const bin = resolve('bin/memrl.js');
@@ -76,7 +76,7 @@ describe.skipIf(db.skip || os.skip)('memrl llb --evaluator docker', () => {
     expect(statuses(dir).every((s) => s === 'pass' || s === 'fail')).toBe(true);
     expect(await leftovers(r.pid!)).toEqual([]);
     // The sim is deterministic: the local sandbox must give the same outcomes.
-    if ((await checkOsSandbox()).ok) {
+    if ((await checkShellSandbox()).ok) {
       const l = memrl(['run', 'llb', '--task', 'os', '--evaluator', 'local', '--config', 'docker.yaml', '--limit', '3', '--epochs', '1', '--output-dir', 'out-os-local']);
       expect(l.code).toBe(0);
       expect(statuses(dir)).toEqual(statuses(join(work, 'out-os-local', 'llb', readdirSync(join(work, 'out-os-local', 'llb'))[0]!)));

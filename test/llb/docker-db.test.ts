@@ -2,17 +2,17 @@
  * LLB db through `--evaluator docker`: one server container for the run, the
  * client exec'd inside it, a database and limited user per task as locally. Here
  * the image is memrl/llb-db-mariadb (no registry for mysql:8). Same gold verdicts
- * as the local MariaDB, the same user confinement, a server killed from outside
+ * as the local MariaDB (the same user confinement: the sql conformance suite), a server killed from outside
  * recorded as an evaluator error (and restarted for the next task), nothing left behind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkDbGold } from '../../src/bench/llb/check-gold-db.js';
 import { defaultLlbFile, loadLlbFile, type DbTask } from '../../src/bench/llb/dataset.js';
 import { runDbEpisode } from '../../src/bench/llb/episode.js';
-import { startContainerSqlServer, type ContainerSqlServer } from '../../src/sandbox/sql/container.js';
-import { checkMariadb, localSqlServer, type SqlServer } from '../../src/sandbox/sql/mariadb.js';
-import { defineDbEscapes } from './db-escape-cases.js';
-import { killOurContainers, ourContainers, requireDocker, TEST_DB_IMAGE } from './require-docker.js';
+import { startContainerSqlServer, type ContainerSqlServer } from '../../src/env/sql/docker.js';
+import { checkMariadb, localSqlServer } from '../../src/env/sql/local.js';
+import type { SqlServer } from '../../src/env/sql/sql-server.js';
+import { killOurContainers, ourContainers, requireDocker, TEST_DB_IMAGE, TEST_DOCKER } from './require-docker.js';
 import { episodeContext, scriptedModel } from './scripted-model.js';
 import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
@@ -21,7 +21,7 @@ let started: ContainerSqlServer | null = null;
 let startError = '';
 if (req.backend) {
   try {
-    started = await startContainerSqlServer(req.backend, TEST_DB_IMAGE);
+    started = await startContainerSqlServer(req.backend, { settings: TEST_DOCKER, image: TEST_DB_IMAGE, role: 'llb-db', concurrency: 1 });
   } catch (err) {
     startError = (err as Error).message;
   }
@@ -83,4 +83,4 @@ describe.skipIf(req.skip)('LLB db on a server container', () => {
   }, 120_000);
 });
 
-defineDbEscapes('server container', req.skip, server);
+// The task user's confinement on this backend: test/env/sql.conformance.test.ts.

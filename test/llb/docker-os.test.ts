@@ -1,22 +1,21 @@
 /**
  * LLB os through `--evaluator docker`: one fresh container per task from a warm
  * pool, against the real engine (Podman's Docker API here). Same semantics and
- * verdicts as the local sandbox, the same hostile commands contained, a container
+ * verdicts as the local sandbox (the hostile commands: the shell conformance suite), a container
  * killed from outside recorded as an evaluator error, nothing left behind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOsSandbox } from '../../src/bench/llb/os-env.js';
+import { checkShellSandbox } from '../../src/env/shell/local.js';
 import { checkGoldOs, loadOsGoldTasks } from '../../src/bench/llb/os-check-gold.js';
-import { OS_MAX_OUTPUT_BYTES, OsContainerFactory } from '../../src/bench/llb/os-docker.js';
+import { openEnv } from '../../src/env/registry.js';
 import { runOsEpisode } from '../../src/bench/llb/episode.js';
 import { defaultLlbFile, loadLlbFile, type OsTask } from '../../src/bench/llb/dataset.js';
-import { defineOsEscapes } from './os-escape-cases.js';
-import { killOurContainers, ourContainers, requireDocker, TEST_OS_IMAGE } from './require-docker.js';
+import { killOurContainers, ourContainers, requireDocker, TEST_DOCKER, TEST_OS_IMAGE } from './require-docker.js';
 import { episodeContext, scriptedModel } from './scripted-model.js';
 import { settleEpisode } from '../../src/runner/episode-outcome.js';
 
 const req = await requireDocker(TEST_OS_IMAGE, 2);
-const factory = req.backend ? await OsContainerFactory.open(req.backend, TEST_OS_IMAGE) : null;
+const factory = req.backend ? await openEnv('shell', 'docker', { docker: { settings: TEST_DOCKER, image: TEST_OS_IMAGE, role: 'llb-os', concurrency: 2 } }) : null;
 const create = () => {
   if (!factory) throw new Error(req.reason);
   return factory.create();
@@ -28,9 +27,9 @@ afterAll(async () => {
 });
 
 describe.skipIf(req.skip)('LLB os in containers', () => {
-  it('the engine and image are there (under CI a missing one fails here)', () => {
+  it('the engine and image are there (under CI a missing one fails here)', async () => {
     expect(req.reason).toBe('');
-    expect(factory?.describe()).toMatchObject({ backend: 'docker', image: { image: TEST_OS_IMAGE } });
+    expect(await factory?.describe()).toMatchObject({ backend: 'docker', image: { image: TEST_OS_IMAGE } });
   });
 
   it('runs as root in /root, with only our environment, stdout and stderr interleaved', async () => {
@@ -94,7 +93,7 @@ describe.skipIf(req.skip)('LLB os in containers', () => {
   it('gives the same gold verdicts as the local sandbox on real tasks', async () => {
     // Users and groups, permissions, /etc edits, vi scripting, background jobs the check waits for; 359 fails everywhere.
     const ids = ['0', '1', '10', '37', '73', '100', '135', '183', '250', '359', '438', '499'];
-    const local = await checkOsSandbox();
+    const local = await checkShellSandbox();
     const [docker, here] = await Promise.all([
       checkGoldOs({ ids, concurrency: 2, create }),
       local.ok ? checkGoldOs({ ids, concurrency: 2 }) : Promise.resolve(null),
@@ -127,4 +126,4 @@ describe.skipIf(req.skip)('LLB os in containers', () => {
   }, 60_000);
 });
 
-defineOsEscapes('containers', { skip: req.skip, create, maxOutputBytes: OS_MAX_OUTPUT_BYTES });
+// Hostile commands on this backend: test/env/shell.conformance.test.ts.

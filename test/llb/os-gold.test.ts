@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkOsSandbox } from '../../src/bench/llb/os-env.js';
+import { checkShellSandbox } from '../../src/env/shell/local.js';
 import { checkGoldOs, checkOneOsTask, defaultOsGoldFile, loadOsGoldTasks } from '../../src/bench/llb/os-check-gold.js';
-import { IN_CI } from '../sandbox/require-sandbox.js';
+import { IN_CI } from '../env/require-sandbox.js';
 
-const check = await checkOsSandbox();
+const check = await checkShellSandbox();
 const haveData = existsSync(defaultOsGoldFile());
 const skip = (!check.ok || !haveData) && !IN_CI;
 if (skip) process.stderr.write(`[skip] os gold tests: ${!check.ok ? check.reason : `no data at ${defaultOsGoldFile()}`}\n`);

@@ -4,8 +4,8 @@
  * Images are built locally (bash scripts/build-images.sh llb-os llb-db-mariadb):
  * there is no registry here, so the db tests use the MariaDB image, not mysql:8.
  */
-import { openContainerBackend, type ContainerBackend } from '../../src/container/backend.js';
-import { listMemrlContainers } from '../../src/container/cleanup.js';
+import { openContainerBackend, type ContainerBackend } from '../../src/env/container/backend.js';
+import { listMemrlContainers } from '../../src/env/container/cleanup.js';
 import type { DockerSettings } from '../../src/config/types.js';
 import { IN_CI } from './require-mariadb.js';
 

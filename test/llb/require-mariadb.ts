@@ -1,5 +1,5 @@
 /** MariaDB for the LLB db tests: skipped when missing, except under CI=true where they run and fail. */
-import { checkMariadb } from '../../src/sandbox/sql/mariadb.js';
+import { checkMariadb } from '../../src/env/sql/local.js';
 
 export const IN_CI = /^(1|true)$/i.test(process.env.CI ?? '');
 

@@ -11,7 +11,7 @@ import { buildProgram } from '../../src/cli/main.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { buildExport } from '../../src/report/export-cli.js';
 import { renderTable } from '../../src/report/table-cli.js';
-import { checkBwrap } from '../../src/sandbox/check.js';
+import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { csvRecords } from './csv-parse.js';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
 

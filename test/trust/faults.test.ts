@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
-import { checkBwrap } from '../../src/sandbox/check.js';
+import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { ALL_FAULTS, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 import { runMemrlAsync } from '../helpers/cli.js';
 

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blockedByMissingLibs } from '../../src/bench/bcb/benchmark.js';
 import { readBcbTasks } from '../../src/bench/bcb/dataset.js';
-import { rootfsIdentity } from '../../src/sandbox/shell/rootfs-id.js';
-import { checkMariadb } from '../../src/sandbox/sql/mariadb.js';
+import { rootfsIdentity } from '../../src/env/shell/rootfs.js';
+import { checkMariadb } from '../../src/env/sql/local.js';
 import { packageRoot, sharedDataDir } from '../../src/util/paths.js';
 import { requireMariadb } from '../llb/require-mariadb.js';
 
@@ -86,8 +86,8 @@ describe('run.json of LLB runs', () => {
   }, 300_000);
 
   it('os: a run records the root filesystem it used', async () => {
-    const { checkOsSandbox } = await import('../../src/bench/llb/os-env.js');
-    const ok = await checkOsSandbox();
+    const { checkShellSandbox } = await import('../../src/env/shell/local.js');
+    const ok = await checkShellSandbox();
     if (!ok.ok) {
       if (process.env.CI) throw new Error(`os sandbox unavailable under CI: ${ok.reason}`);
       return;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
-import { checkBwrap } from '../../src/sandbox/check.js';
+import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 import { runMemrlAsync } from '../helpers/cli.js';
 

@@ -5,8 +5,7 @@ import { UserError } from '../../util/errors.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import type { DockerSettings, ResolvedConfig } from '../../config/types.js';
 import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, type AlfworldSettings } from './config.js';
-import { BridgeFault, BridgePool, BridgeRequestError, type AlfworldEnvKind, type BridgeOptions } from './bridge-client.js';
-import { containerTransport } from './bridge-container.js';
+import { BridgeFault, BridgePool, BridgeRequestError, containerBridgeTransport, type AlfworldEnvKind, type BridgeOptions } from './bridge-client.js';
 import { defaultListingCache, loadAlfworld, loadExamples, type AlfworldLoadOptions, type AlfworldTask, type FewShotExamples } from './dataset.js';
 import { runAlfworldEpisode } from './episode.js';
 import { alfworldSimPlayer, SimChannel } from './sim-player.js';
@@ -48,7 +47,7 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
   const config = opts.env === 'alfworld' ? readEnvConfig(opts.bridge.envConfigPath) : undefined;
   const poolSize = Math.max(1, opts.poolSize);
   const image = opts.docker?.images.alfworld;
-  const transport = opts.docker ? containerTransport({ settings: opts.docker, concurrency: poolSize, image: image!, extraEnv: opts.bridge.extraEnv }) : undefined;
+  const transport = opts.docker ? containerBridgeTransport({ settings: opts.docker, concurrency: poolSize, image: image!, extraEnv: opts.bridge.extraEnv }) : undefined;
   const pool = new BridgePool({ ...opts.bridge, env: opts.env, config, ...(transport ? { transport } : {}) }, poolSize);
   const where = transport ? `in the image ${image}` : `for ${opts.bridge.python ?? 'python3'}`;
   const missing = transport
@@ -70,7 +69,7 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
           const real = opts.env === 'alfworld';
           const listingCache = real ? (opts.load.listingCache === undefined ? defaultListingCache() : opts.load.listingCache) : null;
           const listingIdentity = listingCache
-            ? { envType: opts.bridge.envType ?? 'AlfredTWEnv', config, image: transport ? (await transport.describe()).imageId : null }
+            ? { envType: opts.bridge.envType ?? 'AlfredTWEnv', config, image: transport ? (await (await transport).describe()).imageId : null }
             : null;
           return await loadAlfworld(bridge, { ...opts.load, envLabel, listingCache, listingIdentity });
         } catch (err) {
@@ -100,7 +99,7 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
       env: envLabel,
       ...(opts.env === 'standin' ? { note: 'offline household stand-in, not ALFWorld' } : { envType: opts.bridge.envType, envConfig: opts.bridge.envConfigPath }),
       ...(transport ? { python: 'python3' } : { backend: 'local', python: opts.bridge.python ?? 'python3' }),
-      ...(transport ? await transport.describe() : {}),
+      ...(transport ? await (await transport).describe() : {}),
       maxSteps: opts.maxSteps,
       bridges: poolSize,
     }),

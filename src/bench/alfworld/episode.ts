@@ -156,6 +156,6 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
     };
   } finally {
     opts.sim?.delete(simKey);
-    opts.pool.release(bridge);
+    await opts.pool.release(bridge);
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Verdict of one BigCodeBench solution: its task's unit tests run in the local
- * sandbox by src/sandbox/python/bcb_harness.py. The harness input and the rules
- * that turn a run into a verdict are shared with the container backend
- * (evaluate-docker.ts); evaluator.ts picks the backend.
+ * Verdict of one BigCodeBench solution: its task's unit tests run by
+ * python/bcb_harness.py (BigCodeBench's evaluator semantics) in a python-tests
+ * environment (env/python-tests: the local sandbox or a container). The harness
+ * input and the rules that turn a run into a verdict are the same whatever the
+ * environment; evaluator.ts picks it through the env registry.
  *
  * Modes: `reference` runs the code as given (the MemRL reference runner);
  * `calibrated` puts the task's code_prompt (imports, constants, signature) with a
@@ -13,13 +14,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeStatus } from '../../core/index.js';
+import type { SandboxLimits } from '../../env/limits.js';
+import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
 import { asset } from '../../util/paths.js';
-import { BCB_LIMITS, resolveLimits, type SandboxLimits } from '../../sandbox/limits.js';
-import { checkBwrap } from '../../sandbox/check.js';
-import { checkPythonLibs, DEFAULT_SANDBOX_PYTHON } from '../../sandbox/python-libs.js';
-import { pythonLibraryVersions } from '../../sandbox/python-versions.js';
-import { matplotlibFontList, type MatplotlibFontList } from '../../sandbox/mpl-fontlist.js';
-import { runSandboxed } from '../../sandbox/run.js';
 import type { BcbTask } from './dataset.js';
 
 export type BcbEvalMode = 'reference' | 'calibrated';
@@ -34,7 +31,7 @@ export interface BcbEvalOptions {
   timeoutSec?: number;
   mode?: BcbEvalMode;
   signal?: AbortSignal;
-  /** Overrides of the sandbox limits (defaults: limits.ts). */
+  /** Overrides of the sandbox limits (defaults: env/limits.ts). */
   limits?: Partial<SandboxLimits>;
   /** Interpreter inside the sandbox. Default /usr/bin/python3 (or $MEMRL_SANDBOX_PYTHON). */
   python?: string;
@@ -71,10 +68,20 @@ interface HarnessRecord {
   issues?: BcbIssue[];
 }
 
+/**
+ * BigCodeBench's own evaluator limits, sent to the harness, which applies them
+ * clamped to the environment's hard limits (env/limits.ts).
+ */
+export const BCB_LIMITS = {
+  addressSpaceBytes: 30 * 1024 ** 3,
+  dataBytes: 30 * 1024 ** 3,
+  stackBytes: 10 * 1024 ** 2,
+} as const;
+
 let harnessText: string | undefined;
-/** Source of bcb_harness.py (sent with every run; neither backend needs it on disk). */
+/** Source of bcb_harness.py (sent with every run; no environment needs it on disk). */
 export function harnessSource(): string {
-  harnessText ??= readFileSync(asset('src', 'sandbox', 'python', 'bcb_harness.py'), 'utf8');
+  harnessText ??= readFileSync(asset('src', 'bench', 'bcb', 'python', 'bcb_harness.py'), 'utf8');
   return harnessText;
 }
 
@@ -98,16 +105,10 @@ function lastLine(text: string): string | undefined {
   return lines.length ? lines[lines.length - 1] : undefined;
 }
 
-/** Environment of the harness on top of the sandbox's base environment (both backends). */
-export const HARNESS_ENV: Readonly<Record<string, string>> = {
-  MPLBACKEND: 'Agg',
-  MPLCONFIGDIR: '/tmp/.config/matplotlib',
-  XDG_CACHE_HOME: '/tmp/.cache',
-  PYTHONDONTWRITEBYTECODE: '1',
-};
-
 /** Bytes kept of the harness's result channel. */
 export const RESULT_CHANNEL_BYTES = 256 * 1024;
+/** Bytes kept of the program's own output (its last line explains a crash). */
+export const PROGRAM_OUTPUT_BYTES = 16 * 1024;
 
 /** The harness's stdin for one run (see bcb_harness.py). */
 export function harnessPayload(
@@ -130,7 +131,7 @@ export function newNonce(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** What one harness run left behind, whichever backend ran it. */
+/** What one harness run left behind, whichever environment ran it. */
 export interface HarnessRun {
   /** Text of the result channel (fd 3). */
   result: string;
@@ -141,7 +142,7 @@ export interface HarnessRun {
   durationMs: number;
 }
 
-/** The verdict of a finished (or killed) harness run: shared by the local and the container backend. */
+/** The verdict of a finished (or killed) harness run, whichever environment ran it. */
 export function verdictOf(run: HarnessRun, nonce: string, mode: BcbEvalMode, timeoutSec: number): BcbEvalResult {
   const base = { durationMs: run.durationMs, mode, timeoutSec };
   let record: HarnessRecord | undefined;
@@ -173,54 +174,23 @@ export function verdictOf(run: HarnessRun, nonce: string, mode: BcbEvalMode, tim
   };
 }
 
-/** One run in the local bubblewrap sandbox. */
+/** One run in the local sandbox (see evaluator.ts for the environment chosen by the config). */
 export async function evaluateBcb(
   task: Pick<BcbTask, 'code_prompt' | 'test'>,
   code: string,
   opts: BcbEvalOptions = {},
 ): Promise<BcbEvalResult> {
-  const mode = opts.mode ?? 'reference';
-  const timeoutSec = clampTimeout(opts.timeoutSec);
-  const limits = resolveLimits(timeoutSec, opts.limits);
-  const python = opts.python ?? DEFAULT_SANDBOX_PYTHON;
-  const nonce = newNonce();
-  const payload = harnessPayload(task, code, mode, nonce, await matplotlibFontList(python));
-
-  const run = await runSandboxed({
-    command: [python, '-B', '-c', harnessSource()],
-    env: { ...HARNESS_ENV },
-    input: payload,
-    timeoutMs: timeoutSec * 1000,
-    limits,
-    resultFdBytes: RESULT_CHANNEL_BYTES,
-    maxOutputBytes: 16 * 1024,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  const base = { durationMs: run.durationMs, mode, timeoutSec };
-
-  if (run.spawnError) return { ...base, status: 'error', firstError: `sandbox failed to start: ${run.spawnError}` };
-  if (run.aborted) return { ...base, status: 'error', firstError: 'aborted' };
-  return verdictOf(run, nonce, mode, timeoutSec);
+  const { localBcbEvaluator } = await import('./evaluator.js');
+  return localBcbEvaluator(opts.python).evaluate(task, code, opts);
 }
 
 /**
- * Facts about the evaluator for a run manifest: interpreter and version, libraries
- * it lacks, limits, harness checksum. Never throws; an unusable sandbox is reported.
+ * Facts about the local evaluator for a run manifest: interpreter and version,
+ * libraries it lacks, limits, harness checksum. Never throws; an unusable sandbox
+ * is reported.
  */
 export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<Record<string, unknown>> {
-  const python = opts.python ?? DEFAULT_SANDBOX_PYTHON;
-  const timeoutSec = clampTimeout(opts.timeoutSec);
-  const bwrap = await checkBwrap();
-  const libs = await checkPythonLibs(python);
-  return {
-    sandbox: bwrap.ok ? { bwrap: bwrap.path, ...bwrap.features } : { unavailable: bwrap.reason },
-    python,
-    pythonVersion: libs.version ?? null,
-    missingLibs: libs.missing,
-    libraryVersions: await pythonLibraryVersions(python),
-    ...(libs.ok ? {} : { problem: libs.reason }),
-    timeoutSec,
-    limits: resolveLimits(timeoutSec),
-    harnessSha256: harnessSha256(),
-  };
+  const { localBcbEvaluator } = await import('./evaluator.js');
+  const { backend: _backend, ...facts } = await localBcbEvaluator(opts.python, opts.timeoutSec).describe();
+  return facts;
 }

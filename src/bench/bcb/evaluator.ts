@@ -1,21 +1,37 @@
 /**
- * Where BigCodeBench tests run, behind one small interface: the local bubblewrap
- * sandbox (evaluate.ts) or containers (evaluate-docker.ts), chosen by
- * memrl.evaluator.backend / --evaluator. Both send the same harness the same
- * payload and read its result with the same rules, so verdicts do not depend on
- * the backend.
+ * Where BigCodeBench tests run: a python-tests environment from the env registry
+ * (the local bubblewrap sandbox or containers), chosen by memrl.evaluator.backend /
+ * --evaluator. Every environment gets the same harness and payload and its run is
+ * read with the same rules (evaluate.ts), so verdicts do not depend on it.
  */
 import type { DockerSettings } from '../../config/types.js';
 import { DOCKER_DEFAULTS } from '../../config/schema.js';
-import { checkBwrap } from '../../sandbox/check.js';
-import { checkPythonLibs, DEFAULT_SANDBOX_PYTHON } from '../../sandbox/python-libs.js';
-import { UserError } from '../../util/errors.js';
+import { imageOf } from '../../config/image-slot.js';
+import type { EnvBackendName } from '../../env/contract.js';
+import type { PythonTestRunner } from '../../env/python-tests/contract.js';
+import { openEnv } from '../../env/registry.js';
+import { errorMessage, UserError } from '../../util/errors.js';
 import { BCB_IMAGE } from './config.js';
 import type { BcbTask } from './dataset.js';
-import { describeBcbEvaluator, evaluateBcb, type BcbEvalOptions, type BcbEvalResult } from './evaluate.js';
-import { DockerBcbEvaluator } from './evaluate-docker.js';
+import {
+  clampTimeout,
+  DEFAULT_TIMEOUT_SEC,
+  harnessPayload,
+  harnessSha256,
+  harnessSource,
+  newNonce,
+  PROGRAM_OUTPUT_BYTES,
+  RESULT_CHANNEL_BYTES,
+  verdictOf,
+  type BcbEvalOptions,
+  type BcbEvalResult,
+} from './evaluate.js';
+import { BCB_LIBRARIES } from './libraries.js';
 
-export type BcbBackend = 'local' | 'docker';
+export type BcbBackend = EnvBackendName;
+
+/** The container label of BigCodeBench's test containers. */
+export const BCB_ROLE = 'bcb';
 
 /** What runs the tests, as check-gold reports it. */
 export interface BcbRuntimeFacts {
@@ -29,18 +45,6 @@ export interface BcbRuntimeFacts {
   image?: { name: string; id: string };
 }
 
-export interface BcbEvaluator {
-  readonly backend: BcbBackend;
-  /** One verdict; never throws: faults on our side come back as status 'error'. */
-  evaluate(task: Pick<BcbTask, 'code_prompt' | 'test'>, code: string, opts?: BcbEvalOptions): Promise<BcbEvalResult>;
-  /** Throws a UserError naming what is missing when tests cannot run here at all. */
-  preflight(): Promise<BcbRuntimeFacts>;
-  /** Facts for the run manifest; throws a UserError like preflight. */
-  describe(): Promise<Record<string, unknown>>;
-  /** Releases containers; the evaluator is unusable afterwards. */
-  close(): Promise<void>;
-}
-
 export interface BcbEvaluatorSettings {
   backend: BcbBackend;
   docker: DockerSettings;
@@ -52,27 +56,113 @@ export interface BcbEvaluatorSettings {
   python?: string;
 }
 
+/** BigCodeBench's harness over a python-tests environment. */
+export class BcbEvaluator {
+  private readonly runner: Promise<PythonTestRunner>;
+
+  constructor(
+    readonly backend: BcbBackend,
+    runner: Promise<PythonTestRunner>,
+    private readonly timeoutSec: number = DEFAULT_TIMEOUT_SEC,
+  ) {
+    this.runner = runner;
+    runner.catch(() => undefined); // surfaced by the first call
+  }
+
+  /** One verdict; never throws for faults of the environment: they come back as status 'error'. */
+  async evaluate(task: Pick<BcbTask, 'code_prompt' | 'test'>, code: string, opts: BcbEvalOptions = {}): Promise<BcbEvalResult> {
+    const mode = opts.mode ?? 'reference';
+    const timeoutSec = clampTimeout(opts.timeoutSec);
+    const started = Date.now();
+    let runner: PythonTestRunner;
+    let fonts;
+    try {
+      runner = await this.runner;
+      fonts = await runner.fontList();
+    } catch (err) {
+      // The environment cannot be reached (no engine, no image): our fault, not the code's.
+      return { status: 'error', firstError: errorMessage(err), durationMs: Date.now() - started, mode, timeoutSec };
+    }
+    const nonce = newNonce();
+    const run = await runner.run({
+      program: harnessSource(),
+      input: harnessPayload(task, code, mode, nonce, fonts),
+      timeoutSec,
+      resultBytes: RESULT_CHANNEL_BYTES,
+      outputBytes: PROGRAM_OUTPUT_BYTES,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (run.fault !== undefined) return { status: 'error', firstError: run.fault, durationMs: run.durationMs, mode, timeoutSec };
+    return verdictOf(run, nonce, mode, timeoutSec);
+  }
+
+  /** Throws a UserError naming what is missing when tests cannot run here at all. */
+  async preflight(): Promise<BcbRuntimeFacts> {
+    const runner = await this.runner;
+    await runner.ready();
+    const py = await runner.pythonModules(BCB_LIBRARIES);
+    if (!py.ok) throw new UserError(`cannot run the BigCodeBench tests: ${py.reason}`);
+    const where = runner.backend === 'docker' ? await runner.describe() : {};
+    const image = where.image as { name: string; id: string } | undefined;
+    return { backend: this.backend, python: py.python, pythonVersion: py.version, missingLibs: py.missing, ...(image ? { image: { name: image.name, id: image.id } } : {}) };
+  }
+
+  /**
+   * Facts for the run manifest. The local sandbox records a broken interpreter here
+   * (its tests then fail loudly); a container backend without its engine or image
+   * throws a UserError, which stops the run before it starts.
+   */
+  async describe(): Promise<Record<string, unknown>> {
+    const runner = await this.runner;
+    const { limits, ...where } = await runner.describe();
+    const py = await runner.pythonModules(BCB_LIBRARIES);
+    return {
+      ...where,
+      python: py.python,
+      pythonVersion: py.version ?? null,
+      missingLibs: py.missing,
+      libraryVersions: await runner.libraryVersions(BCB_LIBRARIES),
+      ...(py.ok ? {} : { problem: py.reason }),
+      timeoutSec: this.timeoutSec,
+      limits,
+      harnessSha256: harnessSha256(),
+    };
+  }
+
+  /** Releases containers; the evaluator is unusable afterwards. */
+  async close(): Promise<void> {
+    const runner = await this.runner.catch(() => null);
+    await runner?.close();
+  }
+}
+
 export function createBcbEvaluator(s: BcbEvaluatorSettings): BcbEvaluator {
-  return s.backend === 'docker' ? new DockerBcbEvaluator(s.docker, s.concurrency, s.timeoutSec) : localBcbEvaluator(s.python, s.timeoutSec);
+  const timeoutSec = s.timeoutSec ?? DEFAULT_TIMEOUT_SEC;
+  // Opened lazily (no engine is touched here); a missing image slot surfaces with the first call.
+  const runner = (async () =>
+    openEnv('python-tests', s.backend, {
+      ...(s.python ? { python: s.python } : {}),
+      timeoutSec,
+      ...(s.backend === 'docker' ? { docker: { settings: s.docker, image: imageOf(s.docker, 'bcb'), role: BCB_ROLE, concurrency: s.concurrency } } : {}),
+    }))();
+  return new BcbEvaluator(s.backend, runner, timeoutSec);
+}
+
+const locals = new Map<string, BcbEvaluator>();
+
+/** The local sandbox's evaluator for an interpreter (nothing to close: each run is its own sandbox). */
+export function localBcbEvaluator(python?: string, timeoutSec?: number): BcbEvaluator {
+  const key = `${python ?? ''}\u0000${timeoutSec ?? ''}`;
+  let ev = locals.get(key);
+  if (!ev) {
+    ev = createBcbEvaluator({ backend: 'local', docker: defaultDockerSettings(), concurrency: 1, ...(python ? { python } : {}), ...(timeoutSec !== undefined ? { timeoutSec } : {}) });
+    locals.set(key, ev);
+  }
+  return ev;
 }
 
 /** memrl.evaluator.docker as configured by default, for commands without a config file (check-gold). */
 export function defaultDockerSettings(overrides: { host?: string | null; bcbImage?: string } = {}): DockerSettings {
   return { host: overrides.host ?? null, images: { bcb: overrides.bcbImage ?? BCB_IMAGE }, ...DOCKER_DEFAULTS };
-}
-
-function localBcbEvaluator(python = DEFAULT_SANDBOX_PYTHON, timeoutSec?: number): BcbEvaluator {
-  return {
-    backend: 'local',
-    evaluate: (task, code, opts = {}) => evaluateBcb(task, code, { python, ...opts }),
-    preflight: async () => {
-      const bwrap = await checkBwrap();
-      if (!bwrap.ok) throw new UserError(`cannot run the BigCodeBench sandbox: ${bwrap.reason}`);
-      const libs = await checkPythonLibs(python);
-      if (!libs.ok) throw new UserError(`cannot run the BigCodeBench sandbox: ${libs.reason}`);
-      return { backend: 'local', python, pythonVersion: libs.version, missingLibs: libs.missing };
-    },
-    describe: async () => ({ backend: 'local-bwrap', ...(await describeBcbEvaluator({ python, ...(timeoutSec !== undefined ? { timeoutSec } : {}) })) }),
-    close: async () => undefined,
-  };
 }

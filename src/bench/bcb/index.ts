@@ -3,7 +3,7 @@
  * tests in a sandbox (or a container), learn from the outcome.
  */
 import type { BenchmarkModule } from '../../core/benchmark.js';
-import { settle, pythonVersion } from '../../doctor/probes.js';
+import { probeEnv } from '../../doctor/probes.js';
 import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
 import { bcbGoldCheck } from './gold-command.js';
 
@@ -37,17 +37,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   manifest: (s) => ({ bcb: s }),
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
-    local: async () => {
-      const { checkBwrap } = await import('../../sandbox/check.js');
-      const { DEFAULT_SANDBOX_PYTHON } = await import('../../sandbox/python-libs.js');
-      const r = await settle(async () => {
-        const bw = await checkBwrap();
-        if (!bw.ok) return { ok: false, detail: bw.reason };
-        const py = pythonVersion(DEFAULT_SANDBOX_PYTHON);
-        return py.ok ? { ok: true, detail: `bubblewrap ${bw.path}, ${py.detail}` } : py;
-      });
-      return [{ backend: 'local', part: 'bcb tests', ...r }];
-    },
+    local: async () => [{ backend: 'local', part: 'bcb tests', ...(await probeEnv('python-tests', 'local', {})) }],
   },
   goldCheck: bcbGoldCheck,
 };

@@ -7,7 +7,7 @@
  */
 import { mapPool } from '../../util/pool.js';
 import { adaptSql } from './db-score.js';
-import type { SqlServer } from '../../sandbox/sql/mariadb.js';
+import type { SqlServer } from '../../env/sql/sql-server.js';
 import type { DbTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, rowsAsAnswer, scoreDbTask, withDbTask } from './db-env.js';
 

@@ -1,7 +1,9 @@
 /** One LLB db task on a SQL server (local or container): its own database + limited user, scoring, cleanup. */
-import { localSqlServer, type SqlResult, type SqlServer, type TaskDatabase } from '../../sandbox/sql/mariadb.js';
+import type { SqlResult, TaskDatabase } from '../../env/sql/contract.js';
+import type { SqlServer } from '../../env/sql/sql-server.js';
 import type { DbTask } from './dataset.js';
 import { directAnswerMatches, renderRows, tableHashSql, tableSetupSql } from './db-score.js';
+import { localLlbSqlServer } from './evaluator.js';
 
 /** Per-statement time limit for agent SQL (seconds). */
 export const DB_STATEMENT_TIMEOUT_S = 10;
@@ -15,8 +17,8 @@ export interface DbScore {
 }
 
 /** A fresh database for `task` on `server` (default: the local MariaDB). */
-export async function openDbTask(task: DbTask, server: SqlServer = localSqlServer()): Promise<TaskDatabase> {
-  return server.createTaskDatabase((dialect) => tableSetupSql(task, dialect));
+export async function openDbTask(task: DbTask, server?: SqlServer): Promise<TaskDatabase> {
+  return (server ?? (await localLlbSqlServer())).createTaskDatabase((dialect) => tableSetupSql(task, dialect));
 }
 
 /** Runs `fn` on a fresh database for `task`; the database is dropped afterwards, whatever happens. */

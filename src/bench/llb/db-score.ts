@@ -15,7 +15,8 @@
  * compared as a multiset of rows.
  */
 import type { DbTask } from './dataset.js';
-import { quoteIdent, sqlLiteral, type SqlDialect, type SqlResult } from '../../sandbox/sql/mariadb.js';
+import type { SqlDialect, SqlResult } from '../../env/sql/contract.js';
+import { quoteIdent, sqlLiteral } from '../../env/sql/sql-text.js';
 
 /**
  * The task's table. On MariaDB it gets the hidden insertion-order column of the

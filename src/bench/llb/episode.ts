@@ -17,11 +17,13 @@ import { loadTemplate, render } from '../../util/template.js';
 import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
 import { formatMemoryBlock } from '../memory-context.js';
 import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
-import type { SqlServer, TaskDatabase } from '../../sandbox/sql/mariadb.js';
+import type { TaskDatabase } from '../../env/sql/contract.js';
+import type { SqlServer } from '../../env/sql/sql-server.js';
+import type { ShellEnvironment } from '../../env/shell/contract.js';
 import type { DbTask, OsTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, openDbTask, scoreDbTask } from './db-env.js';
 import { adaptSql, observationOf } from './db-score.js';
-import { createOsEnvironment, type OsEnvironment } from './os-env.js';
+import { createLocalOsEnvironment } from './evaluator.js';
 
 export const LLB_PROMPT_DIR = 'src/bench/llb/prompts';
 export const OS_COMMAND_TIMEOUT_S = 20;
@@ -229,12 +231,12 @@ export async function runOsEpisode(
   task: OsTask,
   ctx: EpisodeContext,
   opts: LlbEpisodeOptions,
-  create: () => Promise<OsEnvironment> = () => createOsEnvironment(),
+  create: () => Promise<ShellEnvironment> = createLocalOsEnvironment,
 ): Promise<Outcome> {
   const turns: LlbTurn[] = [];
   let usage: TokenUsage = ZERO_USAGE;
   const base = () => ({ task: 'os', transcript: turns });
-  let env: OsEnvironment | undefined;
+  let env: ShellEnvironment | undefined;
   try {
     env = await create();
     if (task.initScript) await env.init(task.initScript);

@@ -1,23 +1,25 @@
 /**
- * Where LLB tasks run, chosen by memrl.evaluator.backend (--evaluator):
- * - local: db on the host's MariaDB (src/sandbox/sql/mariadb.ts), os in the
- *   bubblewrap root shell (os-env.ts);
- * - docker: db on one server container for the run (src/sandbox/sql/container.ts),
- *   os in one fresh container per task (os-docker.ts).
+ * Where LLB tasks run, chosen by memrl.evaluator.backend (--evaluator), both from
+ * the env registry:
+ * - db: the sql kind: the host's MariaDB (local) or one server container for the run (docker);
+ * - os: the shell kind: the bubblewrap root shell over the rootfs (local) or one
+ *   fresh container per task (docker).
  * Opening checks that the backend works (a UserError saying how to fix it if not);
  * close() releases the containers.
  */
+import { imageOf } from '../../config/image-slot.js';
 import type { DockerSettings } from '../../config/types.js';
-import { imageOf, openContainerBackend } from '../../container/backend.js';
-import { startContainerSqlServer } from '../../sandbox/sql/container.js';
-import { checkMariadb, localSqlServer, type SqlServer } from '../../sandbox/sql/mariadb.js';
-import { rootfsIdentity } from '../../sandbox/shell/rootfs-id.js';
+import type { EnvBackendName } from '../../env/contract.js';
+import { openEnv } from '../../env/registry.js';
+import type { ShellEnvironment } from '../../env/shell/contract.js';
+import type { SqlServer } from '../../env/sql/sql-server.js';
 import { UserError } from '../../util/errors.js';
-import { checkOsSandbox, createOsEnvironment, type OsEnvironment } from './os-env.js';
-import { OsContainerFactory } from './os-docker.js';
+
+/** Start of LLB's task database names on the SQL server (swept by it when their process is gone). */
+export const LLB_DATABASE_PREFIX = 'memrl_llb_';
 
 export interface LlbEvaluatorOptions {
-  backend: 'local' | 'docker';
+  backend: EnvBackendName;
   /** memrl.evaluator.docker (needed for docker). */
   docker?: DockerSettings;
   /** Tasks running at once: the size of the os container pool. */
@@ -32,7 +34,7 @@ export interface LlbDbBackend {
 
 export interface LlbOsBackend {
   /** A fresh environment for one task; the caller disposes it. */
-  create(): Promise<OsEnvironment>;
+  create(): Promise<ShellEnvironment>;
   describe(): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -50,65 +52,54 @@ function dockerSettings(opts: LlbEvaluatorOptions): DockerSettings {
 }
 
 export async function openDbBackend(opts: LlbEvaluatorOptions, statementTimeoutS: number): Promise<LlbDbBackend> {
+  let sql;
   if (opts.backend === 'local') {
-    const up = await checkMariadb();
+    sql = await openEnv('sql', 'local', { databasePrefix: LLB_DATABASE_PREFIX });
+    const up = await sql.check();
     if (!up.ok) throw new UserError(up.reason);
-    const server = localSqlServer();
-    await server.sweepStale();
-    return {
-      server,
-      describe: async () => ({ backend: 'mariadb', server: server.version, dialect: server.dialect, statementTimeoutS, compat: COMPAT[server.dialect] }),
-      close: async () => undefined,
-    };
+    await sql.server.sweepStale();
+  } else {
+    const settings = dockerSettings(opts);
+    const image = imageOf(settings, 'llb_db');
+    // The server takes a while to start; its failure to come up is the user's to fix (image, engine).
+    try {
+      sql = await openEnv('sql', 'docker', { databasePrefix: LLB_DATABASE_PREFIX, docker: { settings, image, role: 'llb-db', concurrency: 1 } });
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      throw new UserError(`LLB db: cannot start the SQL server container from ${image}: ${(err as Error).message}`);
+    }
   }
-  const settings = dockerSettings(opts);
-  // The server takes a while to start; its failure to come up is the user's to fix (image, engine).
-  const backend = await openContainerBackend(settings, 1);
-  let started;
-  try {
-    started = await startContainerSqlServer(backend, imageOf(settings, 'llb_db'));
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`LLB db: cannot start the SQL server container from ${imageOf(settings, 'llb_db')}: ${(err as Error).message}`);
-  }
-  const { server, image } = started;
+  const opened = sql;
   return {
-    server,
-    describe: async () => ({
-      backend: 'docker',
-      engine: backend.info,
-      image,
-      server: server.version,
-      restarts: started.restarts(),
-      dialect: server.dialect,
-      statementTimeoutS,
-      compat: COMPAT[server.dialect],
-    }),
-    close: () => started.close(),
+    server: opened.server,
+    describe: async () => ({ ...(await opened.describe()), statementTimeoutS, compat: COMPAT[opened.server.dialect] }),
+    close: () => opened.close(),
   };
 }
 
 export async function openOsBackend(opts: LlbEvaluatorOptions): Promise<LlbOsBackend> {
-  if (opts.backend === 'local') {
-    const ok = await checkOsSandbox();
-    if (!ok.ok) throw new UserError(ok.reason);
-    return {
-      create: () => createOsEnvironment(),
-      describe: async () => ({ backend: 'os-sandbox', rootfs: rootfsIdentity() }),
-      close: async () => undefined,
-    };
-  }
-  const settings = dockerSettings(opts);
-  const backend = await openContainerBackend(settings, opts.concurrency);
-  const factory = await OsContainerFactory.open(backend, imageOf(settings, 'llb_os'));
-  const ok = await factory.check();
+  const shells =
+    opts.backend === 'local'
+      ? await openEnv('shell', 'local', {})
+      : await openEnv('shell', 'docker', { docker: { settings: dockerSettings(opts), image: imageOf(dockerSettings(opts), 'llb_os'), role: 'llb-os', concurrency: opts.concurrency } });
+  const ok = await shells.check();
   if (!ok.ok) {
-    await factory.close();
-    throw new UserError(`LLB os: the task container from ${imageOf(settings, 'llb_os')} does not work: ${ok.reason}`);
+    await shells.close();
+    throw new UserError(opts.backend === 'local' ? ok.reason : `LLB os: the task container from ${imageOf(dockerSettings(opts), 'llb_os')} does not work: ${ok.reason}`);
   }
   return {
-    create: () => factory.create(),
-    describe: async () => factory.describe(),
-    close: () => factory.close(),
+    create: () => shells.create(),
+    describe: () => shells.describe(),
+    close: () => shells.close(),
   };
+}
+
+/** A fresh local os environment for one task (the default of episodes and the gold check). */
+export async function createLocalOsEnvironment(): Promise<ShellEnvironment> {
+  return (await openEnv('shell', 'local', {})).create();
+}
+
+/** The host's SQL server under LLB's database names (the default of db episodes and the gold check). */
+export async function localLlbSqlServer(): Promise<SqlServer> {
+  return (await openEnv('sql', 'local', { databasePrefix: LLB_DATABASE_PREFIX })).server;
 }

@@ -3,7 +3,7 @@
  * MySQL) or os (a root shell) episodes, memory per mini-batch.
  */
 import type { BenchmarkModule } from '../../core/benchmark.js';
-import { settle } from '../../doctor/probes.js';
+import { probeEnv } from '../../doctor/probes.js';
 import { LLB_KEYS, llbDefaults, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
 import { llbGoldCheck } from './gold-command.js';
 
@@ -47,22 +47,10 @@ export const llb: BenchmarkModule<LlbSettings> = {
   manifest: (s) => ({ llb: { ...s } }),
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
   doctor: {
-    local: async () => {
-      const { checkMariadb } = await import('../../sandbox/sql/mariadb.js');
-      const { checkShellSandbox } = await import('../../sandbox/shell/sandbox.js');
-      const db = await settle(async () => {
-        const m = await checkMariadb();
-        return m.ok ? { ok: true, detail: `server ${m.version}` } : { ok: false, detail: m.reason };
-      });
-      const os = await settle(async () => {
-        const s = await checkShellSandbox();
-        return s.ok ? { ok: true, detail: 'rootfs and user namespaces usable' } : { ok: false, detail: s.reason };
-      });
-      return [
-        { backend: 'local', part: 'llb db server', ...db },
-        { backend: 'local', part: 'llb os sandbox', ...os },
-      ];
-    },
+    local: async () => [
+      { backend: 'local', part: 'llb db server', ...(await probeEnv('sql', 'local', {})) },
+      { backend: 'local', part: 'llb os sandbox', ...(await probeEnv('shell', 'local', {})) },
+    ],
   },
   goldCheck: llbGoldCheck,
 };

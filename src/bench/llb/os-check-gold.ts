@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDataDir } from '../../util/paths.js';
-import { createOsEnvironment, type OsEnvironment, type OsEnvironmentOptions } from './os-env.js';
+import { openEnv } from '../../env/registry.js';
+import type { ShellEnvironment, ShellSettings } from '../../env/shell/contract.js';
 
 export interface OsGoldTask {
   id: string;
@@ -35,9 +36,9 @@ export interface CheckGoldOsOptions {
   concurrency?: number;
   /** Default: os_interaction_runtime_learning_data.json in the shared data folder. */
   file?: string;
-  env?: OsEnvironmentOptions;
+  env?: ShellSettings;
   /** Where each task runs (default: the local sandbox with `env`); e.g. a container factory. */
-  create?: () => Promise<OsEnvironment>;
+  create?: () => Promise<ShellEnvironment>;
   onProgress?: (done: number, total: number, id: string, ok: boolean) => void;
 }
 
@@ -72,9 +73,9 @@ export function loadOsGoldTasks(file = defaultOsGoldFile()): OsGoldTask[] {
 /** One task: [ground truth passes, untouched passes]. `env`: local sandbox options, or a factory of environments. */
 export async function checkOneOsTask(
   task: OsGoldTask,
-  env?: OsEnvironmentOptions | (() => Promise<OsEnvironment>),
+  env?: ShellSettings | (() => Promise<ShellEnvironment>),
 ): Promise<{ gold: boolean; untouched: boolean }> {
-  const create = typeof env === 'function' ? env : () => createOsEnvironment(env);
+  const create = typeof env === 'function' ? env : async () => (await openEnv('shell', 'local', env ?? {})).create();
   const run = async (withGold: boolean): Promise<boolean> => {
     const os = await create();
     try {

@@ -2,7 +2,7 @@ import type { ChatRequest } from '../../llm/types.js';
 import type { SimPlayer } from '../../llm/sim/model.js';
 import { successProbability } from '../../llm/sim/shaping.js';
 import type { Rng } from '../../util/rng.js';
-import { quoteIdent } from '../../sandbox/sql/mariadb.js';
+import { quoteIdent } from '../../env/sql/sql-text.js';
 import type { DbTask, LlbTask, OsTask } from './dataset.js';
 
 const GOOD = '(simulated) I know how to do this.';

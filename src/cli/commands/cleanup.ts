@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../app/config.js';
-import { isOrphan, listMemrlContainers, removeContainers } from '../../container/cleanup.js';
-import { openEngine } from '../../container/engine.js';
+import { isOrphan, listMemrlContainers, removeContainers } from '../../env/container/cleanup.js';
+import { openEngine } from '../../env/container/engine.js';
 import { UserError } from '../../util/errors.js';
 
 interface CleanupFlags {

@@ -1,0 +1,23 @@
+/**
+ * What every environment backend shares, whatever its kind: its name (local or
+ * docker), a self-check saying whether it works here (and if not, what to do), facts
+ * for the run manifest, and the release of everything it holds.
+ */
+
+/** The two places untrusted things run: on this machine (namespaces, a local server, a child process) or in containers. */
+export type EnvBackendName = 'local' | 'docker';
+
+export const ENV_BACKEND_NAMES: readonly EnvBackendName[] = ['local', 'docker'];
+
+/** Does a backend work here? The reason names the fix; `detail` says what was found. */
+export type EnvCheck = { ok: true; detail?: string } | { ok: false; reason: string };
+
+export interface OpenedEnv {
+  readonly backend: EnvBackendName;
+  /** Starts (or connects to) what the backend needs and tries it once. Never throws. */
+  check(): Promise<EnvCheck>;
+  /** Facts for the run manifest (where things run, versions, limits). */
+  describe(): Promise<Record<string, unknown>>;
+  /** Releases everything still held (containers, sessions, processes). The backend is unusable afterwards. */
+  close(): Promise<void>;
+}
