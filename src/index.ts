@@ -14,3 +14,10 @@ export { Rng } from './util/rng.js';
 export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
 /** The zod memrl validates configs with: build a config section with it, so schemas compose. */
 export { z } from 'zod';
+/** Where a plug-in benchmark runs untrusted code: the same sandboxes and containers the built-ins use. */
+export { openEnv, checkEnv, envBackends, ENV_KINDS, type EnvKinds, type EnvKind } from './env/registry.js';
+export type { EnvBackendName, EnvCheck, OpenedEnv } from './env/contract.js';
+export type { PythonTestRunner, PythonTestsSettings } from './env/python-tests/contract.js';
+export type { SqlBackend, SqlSettings } from './env/sql/contract.js';
+export type { ShellEnvironments, ShellEnvironment, ShellSettings } from './env/shell/contract.js';
+export type { BridgeSettings, BridgeTransport } from './env/bridge/contract.js';
