@@ -8,14 +8,27 @@ import { explainText as explainFor } from '../config/explain.js';
 import { loadConfig as loadConfigFor, schemaFor, type LoadOptions } from '../config/load.js';
 import type { ConfigSchemaType } from '../config/schema.js';
 import type { ResolvedConfig } from '../config/types.js';
+import type { AlfworldSettings } from '../bench/alfworld/config.js';
+import type { BcbSettings } from '../bench/bcb/config.js';
+import type { HleSettings } from '../bench/hle/config.js';
+import type { LlbSettings } from '../bench/llb/config.js';
 import { builtinRegistry, type Registry } from './registry.js';
+
+/** The resolved settings of each built-in benchmark (a plug-in's are `unknown` to the loader). */
+export interface BuiltinBenchSettings {
+  bcb: BcbSettings;
+  hle: HleSettings;
+  llb: LlbSettings;
+  alfworld: AlfworldSettings;
+}
+type SettingsOf<B extends string> = B extends keyof BuiltinBenchSettings ? BuiltinBenchSettings[B] : unknown;
 
 export { deriveMethod } from '../config/resolve.js';
 
 /** Load a config as `memrl run <benchmark>` would (registry default: the built-ins). */
-export function loadConfig(path: string | undefined, flags: FlagValues, benchmark: string, options: LoadOptions & { registry?: Registry } = {}): ResolvedConfig {
+export function loadConfig<B extends string>(path: string | undefined, flags: FlagValues, benchmark: B, options: LoadOptions & { registry?: Registry } = {}): ResolvedConfig<SettingsOf<B>> {
   const { registry, ...rest } = options;
-  return loadConfigFor(registry ?? builtinRegistry(), path, flags, benchmark, rest);
+  return loadConfigFor(registry ?? builtinRegistry(), path, flags, benchmark, rest) as ResolvedConfig<SettingsOf<B>>;
 }
 
 /** The config schema of a registry (default: the built-ins). */

@@ -147,7 +147,6 @@ async function killedMidEpisodeRun(transport: 'local' | 'docker'): Promise<{ row
       resume: false,
       manifest: {},
       log: pino({ level: 'silent' }),
-      progress: false,
     });
   } finally {
     await bench.close();

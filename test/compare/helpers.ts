@@ -11,7 +11,7 @@ import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import type { ChatModel } from '../../src/llm/types.js';
 import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
-import { runBenchmark, type RunMethod } from '../../src/runner/run.js';
+import { runBenchmark } from '../../src/runner/run.js';
 import { UserError } from '../../src/util/errors.js';
 import { toyBenchmark, type ToyOptions } from '../helpers/toy-benchmark.js';
 import { tempDir } from '../helpers/temp.js';
@@ -20,7 +20,7 @@ export const root = tempDir('memrl-compare-');
 let n = 0;
 
 export interface ToyRunOptions extends ToyOptions {
-  method?: RunMethod;
+  method?: string;
   seed?: number;
   epochs?: number;
   /** Rename the benchmark (a "different benchmark" with the same tasks). */
@@ -61,7 +61,6 @@ export async function toyRun(o: ToyRunOptions = {}): Promise<string> {
     resume: false,
     manifest: {},
     log: pino({ level: 'silent' }),
-    progress: false,
   });
   return runDir;
 }

@@ -11,7 +11,7 @@ import { errorOf, tempYaml } from './helpers.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test' };
 
-function load(text: string, flags: RunFlags = {}, benchmark: Benchmark = 'bcb') {
+function load<B extends Benchmark = 'bcb'>(text: string, flags: RunFlags = {}, benchmark: B = 'bcb' as B) {
   const { dir } = tempYaml(text, 'x.yaml');
   return loadConfig('x.yaml', flags, benchmark, { env: ENV, cwd: dir });
 }

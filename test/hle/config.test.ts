@@ -43,7 +43,7 @@ describe('HLE config', () => {
     const cfg = loadConfig(undefined, flags, 'hle', { env: {}, cwd: '/w' });
     expect(cfg.config.experiment).toMatchObject({ hle_categories: ['Math', 'Computer Science/AI', 'Physics'], hle_category_ratio: 0.2, train_valid_split: 0.8 });
     expect(cfg.bench).toMatchObject({ trainPath: '/w/a.parquet', numTrain: 5, numValid: 3, categoryRatio: 0.2 });
-    expect(cfg.config.memrl.hle.judge.model).toBe('j-1');
+    expect(cfg.config.memrl).toMatchObject({ hle: { judge: { model: 'j-1' } } });
   });
 
   it('a real judge without a key is a one-line error naming the key', () => {

@@ -8,12 +8,12 @@ import pino from 'pino';
 import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
-import { runBenchmark, type RunMethod } from '../../src/runner/run.js';
+import { runBenchmark } from '../../src/runner/run.js';
 import { toyBenchmark } from '../helpers/toy-benchmark.js';
 
 export interface FixtureRun {
   benchmark: string;
-  method: RunMethod;
+  method: string;
   seed: number;
   /** Environment label in run.json (e.g. 'household-standin'). */
   env?: string;
@@ -50,13 +50,12 @@ export async function makeRun(dir: string, r: FixtureRun): Promise<string> {
     resume: false,
     manifest: {},
     log: pino({ level: 'silent' }),
-    progress: false,
     signal: abort.signal,
   });
   return dir;
 }
 
-export const GOLDEN_METHODS: RunMethod[] = ['none', 'rag', 'memp', 'memrl'];
+export const GOLDEN_METHODS: string[] = ['none', 'rag', 'memp', 'memrl'];
 export const GOLDEN_SEEDS = [1, 2, 3];
 
 /**

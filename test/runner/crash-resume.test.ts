@@ -39,7 +39,6 @@ function plan(over: Partial<RunPlan<ToyTask>> = {}, toy: ToyOptions = {}): RunPl
     resume: false,
     manifest: {},
     log: pino({ level: 'silent' }),
-    progress: false,
     ...over,
   };
 }
