@@ -6,6 +6,8 @@
  * to the runner. The handle it returns can stop the run (Ctrl-C does) and tells how it
  * ended; the caller decides what to print and which exit code that is.
  */
+import { loadPack, type PackInfo } from './prompts/pack.js';
+import { packNamespace } from '../util/template.js';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
@@ -97,6 +99,9 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const method: MethodModule = findMethod(options.registry, cfg.method);
   const modelLabel = modelLabelOf(cfg.llm);
   const runDir = cfg.run.resume ?? join(cfg.run.outputDir, bench.name, newRunId(cfg, modelLabel));
+  // A prompt pack is checked before anything runs; a resumed run must see the same templates.
+  const pack = cfg.run.prompts ? loadPack(cfg.run.prompts, options.registry) : null;
+  if (cfg.run.resume && new RunFolder(runDir).hasManifest()) checkSamePrompts(new RunFolder(runDir).readManifest(), pack, runDir);
 
   // Every run records its replies in <runDir>/responses.jsonl; --replay reads another run's recording, offline.
   const replayArg = typeof options.flags.replay === 'string' ? options.flags.replay : undefined;
@@ -193,7 +198,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers) } : {}),
         embedder,
         ledger,
-        ...(cfg.run.promptDir ? { promptDir: cfg.run.promptDir } : {}),
+        ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
+        fidelity: cfg.fidelity,
         runDir,
         resume: cfg.run.resume !== null,
         maxErrorRate: cfg.run.maxErrorRate,
@@ -212,6 +218,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
           memoryParams: cfg.memory,
           buildStrategy: cfg.buildStrategy,
           ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
+          fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
+          prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
           benchmarkName: bench.displayName,
           methodName: method.displayName,
           logFile,
@@ -233,6 +241,20 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     }
   };
   return handle(run());
+}
+
+/** The templates a run was started with, by hash: editing a pack between attempts would mix two prompts in one run. */
+function checkSamePrompts(manifest: Record<string, unknown>, pack: PackInfo | null, dir: string): void {
+  const recorded = manifest.prompts as { name?: string; hash?: string | null } | undefined;
+  if (recorded === undefined) return; // a run from before prompt packs: memrl's own templates
+  const was = recorded.hash ?? null;
+  const now = pack?.hash ?? null;
+  if (was !== now) {
+    throw new UserError(
+      `--resume ${dir}: the prompt pack ${pack ? `${pack.dir} ` : ''}is not the one the run started with (${recorded.name ?? 'memrl'}, ${was ? `sha256 ${was.slice(0, 12)}` : "memrl's own"}); restore its templates, or start a new run`,
+      'resume_mismatch',
+    );
+  }
 }
 
 /** A resumed (or replayed) run must be the same experiment: refuse silently mixing settings. */

@@ -73,6 +73,18 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p, r) => (await import('./commands/doctor.js')).registerDoctorCommand(p, r),
   },
   {
+    name: 'fidelity',
+    description: "replay vectors recorded from the reference code (parsers, scorers, memory contexts) through memrl's functions; agreement per file",
+    registry: true,
+    register: async (p, r) => (await import('./commands/fidelity.js')).registerFidelityCommand(p, r),
+  },
+  {
+    name: 'prompts',
+    description: "list prompt templates; export memrl's as a pack, or import the reference's from a MemRL checkout",
+    registry: true,
+    register: async (p, r) => (await import('./commands/prompts.js')).registerPromptsCommand(p, r),
+  },
+  {
     name: 'cleanup',
     description: 'remove containers left by crashed memrl runs (found by their dev.memrl labels)',
     register: async (p) => (await import('./commands/cleanup.js')).registerCleanupCommand(p),

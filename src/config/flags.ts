@@ -189,6 +189,25 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)',
       path: ['memrl', 'prices'],
     },
+    {
+      flags: '--fidelity <profile>',
+      description: "reference = the reference code's behaviour, bug for bug; fixed = with its parsing and scoring bugs corrected (default: memrl.fidelity, else reference)",
+      choices: ['reference', 'fixed'],
+      path: ['memrl', 'fidelity'],
+    },
+    {
+      flags: '--fidelity-switch <id=setting>',
+      description: 'set one fidelity switch to reference or memrl over the profile, e.g. llb.os-output-cap=memrl; repeatable; docs/fidelity.md lists them (default: memrl.fidelity_switches, else none)',
+      repeatable: true,
+      parse: switchAssignment,
+      path: null,
+      sets: (value) => (value as [string, string][]).map(([id, setting]) => [['memrl', 'fidelity_switches', id], setting]),
+    },
+    {
+      flags: '--prompts <dir>',
+      description: 'prompt pack: templates as <namespace>/<file> overriding memrl\'s own (`memrl prompts import` / `export` make one) (default: memrl.prompts, else memrl\'s own)',
+      path: ['memrl', 'prompts'],
+    },
     { flags: '--log-dir <dir>', description: "folder for the run's JSON log (default: memrl.log_dir, else log.jsonl in the run folder)", path: ['memrl', 'log_dir'] },
     {
       flags: '--plugin <module>',
@@ -197,6 +216,13 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       path: null,
     },
   ];
+}
+
+/** `--fidelity-switch id=setting` → [id, setting]. */
+function switchAssignment(raw: string): [string, string] {
+  const m = /^\s*([A-Za-z0-9_.-]+)\s*=\s*(reference|memrl)\s*$/.exec(raw);
+  if (!m) throw new FlagValueError('Expected <switch-id>=reference or <switch-id>=memrl, e.g. llb.os-output-cap=memrl.');
+  return [m[1] as string, m[2] as string];
 }
 
 /** Where untrusted work runs: taken by the benchmarks that have a container backend. */

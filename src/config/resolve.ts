@@ -6,10 +6,13 @@
  */
 import { resolve } from 'node:path';
 import type { MemoryParams } from '../memory/types.js';
+import { WRITER_SWITCHES } from '../memory/fidelity-switches.js';
 import { UserError } from '../util/errors.js';
+import { makeFidelity, type Fidelity, type FidelitySwitch } from '../util/fidelity.js';
 import { resolveEndpoint } from './credentials.js';
 import type { FlagValues } from './flags.js';
 import type { Env } from './interpolate.js';
+import { closest } from './issues.js';
 import { keyNotes, leafPaths } from './key-notes.js';
 import type { MemrlConfig, Method } from './schema.js';
 import type { BenchmarkConfigPart, ConfigRegistry, LlmSettings, ResolvedConfig, RunSettings } from './types.js';
@@ -69,7 +72,8 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
   }
 
   const run = runSettings(cfg, ctx, seed);
-  const memory = memoryParams(cfg, ctx, method);
+  const fidelity = resolveFidelity(cfg, ctx);
+  const memory = memoryParams(cfg, ctx, method, fidelity);
   const present = keyNotes(ctx.fileData, part.name, ctx.registry.benchmarks);
   if (cfg.llm.provider === 'sim') notes.push('llm.provider is sim: an offline simulator for pipeline checks; its numbers are never results');
 
@@ -103,6 +107,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
   const methodPart = ctx.registry.methods.find((m) => m.name === method);
 
   return {
+    fidelity,
     benchmark: part.name,
     source: ctx.source,
     method,
@@ -172,7 +177,7 @@ export function deriveMethod(cfg: MemrlConfig, flags: FlagValues): { method: Met
   return { method: 'memrl', reason: 'experiment.algorithm rl with enable_value_driven true' };
 }
 
-function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method): MemoryParams {
+function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method, fidelity: Fidelity): MemoryParams {
   const rl = cfg.rl_config;
   const mem = cfg.memory;
   const params: MemoryParams = {
@@ -201,7 +206,26 @@ function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method): Me
     updateStrategy: mem.update_strategy,
   };
   // Benchmark-specific rules (LLB's z-score/floor/dedup keys, HLE's fixed initial Q).
-  return ctx.part.memoryParams ? ctx.part.memoryParams(params, cfg) : params;
+  return ctx.part.memoryParams ? ctx.part.memoryParams(params, cfg, fidelity) : params;
+}
+
+/** Every switch memrl knows: the writer's, then each registered benchmark's and method's. */
+export function allFidelitySwitches(registry: ConfigRegistry): FidelitySwitch[] {
+  return [...WRITER_SWITCHES, ...registry.benchmarks.flatMap((b) => b.fidelitySwitches ?? []), ...registry.methods.flatMap((m) => m.fidelitySwitches ?? [])];
+}
+
+function resolveFidelity(cfg: MemrlConfig, ctx: ResolveContext): Fidelity {
+  const switches = allFidelitySwitches(ctx.registry);
+  const known = new Set(switches.map((s) => s.id));
+  for (const id of Object.keys(cfg.memrl.fidelity_switches)) {
+    if (!known.has(id)) {
+      const hint = closest(id, [...known]);
+      throw new UserError(
+        `${ctx.where(['memrl', 'fidelity_switches', id])}: unknown fidelity switch '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}; docs/fidelity.md and \`memrl config --explain\` list them`,
+      );
+    }
+  }
+  return makeFidelity(cfg.memrl.fidelity, switches, cfg.memrl.fidelity_switches);
 }
 
 const LOG_LEVELS: Record<string, RunSettings['logLevel']> = {
@@ -245,7 +269,7 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     resumeEpoch: exp.ckpt_resume_epoch || null,
     maxSteps: exp.max_steps,
     logLevel: LOG_LEVELS[exp.log_level] ?? 'info',
-    promptDir: cfg.memrl.prompt_dir ? resolve(ctx.cwd, cfg.memrl.prompt_dir) : null,
+    prompts: cfg.memrl.prompts ? resolve(ctx.cwd, cfg.memrl.prompts) : null,
     cacheDir: cfg.memrl.cache_dir ? resolve(ctx.cwd, cfg.memrl.cache_dir) : null,
     budgetUsd: cfg.memrl.budget.usd,
     budgetTokens: cfg.memrl.budget.tokens,

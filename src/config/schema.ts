@@ -14,6 +14,7 @@
  * Defaults here are the *last* layer: a benchmark's defaults sit above them, then the
  * YAML file, then command-line flags.
  */
+import type { FidelitySwitch } from '../util/fidelity.js';
 import { z } from 'zod';
 import { CONTAINER_DEFAULTS } from '../env/limits.js';
 import { bool, int, num } from './coerce.js';
@@ -236,6 +237,8 @@ export interface ConfigPart {
   name: string;
   /** Its `memrl.<name>` section (a strict zod object with defaults), if it has settings. */
   configSection?: z.ZodTypeAny;
+  /** The fidelity switches it honours (see util/fidelity.ts and docs/fidelity.md). */
+  fidelitySwitches?: readonly FidelitySwitch[];
 }
 
 export interface SchemaParts {
@@ -275,7 +278,23 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .array(z.string().min(1))
       .default([])
       .describe('JS/TS modules adding benchmarks or memory methods, loaded before the command runs (paths relative to the working directory). CLI: --plugin.'),
-    prompt_dir: z.string().nullable().default(null).describe('Directory of prompt templates overriding the built-in ones (same file names); null = built-in.'),
+    prompts: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe(
+        "Prompt pack: a folder of templates laid out as <namespace>/<file> (namespaces: memory and each benchmark's name), overriding memrl's own file by file; `memrl prompts import` makes one from a MemRL checkout, `memrl prompts export` writes memrl's as a start. null = memrl's own. CLI: --prompts.",
+      ),
+    fidelity: z
+      .enum(['reference', 'fixed'])
+      .default('reference')
+      .describe(
+        "reference = behave as the reference code does, bug for bug, wherever it changes what the model sees or how it is scored; fixed = the same with the reference's parsing and scoring bugs corrected. docs/fidelity.md lists every switch. CLI: --fidelity.",
+      ),
+    fidelity_switches: z
+      .record(z.enum(['reference', 'memrl']))
+      .default({})
+      .describe('Single fidelity switches set over the profile, e.g. {llb.os-output-cap: memrl}; `memrl config --explain` and docs/fidelity.md list them. CLI: --fidelity-switch <id>=<reference|memrl>.'),
     log_dir: z
       .string()
       .nullable()

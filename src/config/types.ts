@@ -3,6 +3,7 @@
  * and what a benchmark or memory method contributes to that resolution (its config part).
  */
 import type { BuildStrategy, MemoryMethod, MemoryParams } from '../memory/types.js';
+import type { Fidelity } from '../util/fidelity.js';
 import type { Env } from './interpolate.js';
 import type { FlagDef, FlagValues } from './flags.js';
 import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method } from './schema.js';
@@ -58,8 +59,8 @@ export interface RunSettings {
   /** Turn limit per episode (LLB, ALFWorld). */
   maxSteps: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-  /** Absolute prompt override directory, or null for the built-in templates. */
-  promptDir: string | null;
+  /** Absolute prompt pack folder (<namespace>/<file> templates), or null for memrl's own. */
+  prompts: string | null;
   /** Absolute shared response-cache directory (memrl.cache_dir, --cache), or null. */
   cacheDir: string | null;
   /** Stop once billed calls reach this (memrl.budget, --budget-usd / --budget-tokens); null = no limit. */
@@ -111,6 +112,8 @@ export interface ResolvedConfig<S = unknown> {
   bench: S;
   /** A second model that scores answers (HLE's judge), if the benchmark has one. */
   judge: LlmSettings | null;
+  /** The fidelity profile and every switch's setting (memrl.fidelity, memrl.fidelity_switches). */
+  fidelity: Fidelity;
   /** The full validated tree (defaults < benchmark defaults < YAML < flags). Holds secrets: redact before printing. */
   config: MemrlConfig;
   /** Leaf keys ("a.b.c") the user's file sets; none for the built-in quickstart. */
@@ -175,7 +178,7 @@ export interface BenchmarkConfigPart<S = unknown> extends ConfigPart {
   /** Its settings from the validated tree; throws a UserError naming the key at fault. */
   resolve(tree: MemrlConfig, ctx: SettingsContext): S;
   /** Benchmark-specific rules on the engine parameters (e.g. HLE's fixed initial Q). */
-  memoryParams?(params: MemoryParams, tree: MemrlConfig): MemoryParams;
+  memoryParams?(params: MemoryParams, tree: MemrlConfig, fidelity: Fidelity): MemoryParams;
   /** Whether validation runs when memrl.run_validation is null (default: yes). */
   runValidation?(tree: MemrlConfig): boolean;
   /** Validate every N epochs (default 1). */

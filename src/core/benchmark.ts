@@ -16,6 +16,8 @@ import type { SimPlayer } from '../llm/sim/model.js';
 import type { ChatModel, InjectedMemoryHint, Phase } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
+import type { ReferencePrompt } from '../util/fidelity.js';
+import type { FidelityTarget } from './fidelity.js';
 import type { Outcome } from './outcome.js';
 
 export interface TaskBase {
@@ -120,4 +122,13 @@ export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Benc
     extraImages?(docker: DockerSettings): ExtraImage[];
   };
   goldCheck?: GoldCheck;
+  /**
+   * Its prompt templates (a folder relative to the package root, or absolute): the
+   * namespace `<name>/` of a prompt pack overrides them file by file.
+   */
+  promptTemplates?: string;
+  /** Where its prompts sit in the reference code, for `memrl prompts import`. */
+  referencePrompts?: readonly ReferencePrompt[];
+  /** Its recorded reference functions, for `memrl fidelity` (imported only when asked). */
+  fidelityTargets?(): Promise<readonly FidelityTarget[]>;
 }

@@ -16,6 +16,7 @@ import type { MethodConfigPart } from '../config/types.js';
 import type { Embedder } from '../embed/types.js';
 import type { ChatModel, Phase } from '../llm/types.js';
 import type { BuildStrategy, MemoryParams, MemoryRecord } from '../memory/types.js';
+import type { Fidelity, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
 import type { InjectedMemory, TaskBase } from './benchmark.js';
 import type { Outcome } from './outcome.js';
@@ -30,7 +31,10 @@ export interface MethodContext<C = unknown> {
   /** The agent's model; memory-writing calls go through it with role `memory`. */
   model: ChatModel;
   embedder: Embedder;
+  /** The prompt pack's `memory` folder, if a pack is in use (templates not in it are memrl's own). */
   promptDir?: string;
+  /** Fidelity switch settings (the writer's and the method's own switches). */
+  fidelity: Fidelity;
   log: Logger;
   /** What snapshot() returned at the last checkpoint, when the run resumes. */
   restored?: unknown;
@@ -109,4 +113,6 @@ export interface MethodModule<C = any> extends MethodConfigPart {
   /** One line for help and docs. */
   description: string;
   create(ctx: MethodContext<C>): MethodInstance | Promise<MethodInstance>;
+  /** Where its templates (in the `memory` namespace) sit in the reference code, for `memrl prompts import`. */
+  referencePrompts?: readonly ReferencePrompt[];
 }

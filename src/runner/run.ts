@@ -17,6 +17,7 @@
  * run; barriers commit as before. So the resumed run passes through exactly the states
  * of an uninterrupted one, and no episode is lost or counted twice.
  */
+import { REFERENCE_FIDELITY, type Fidelity } from '../util/fidelity.js';
 import type { Logger } from 'pino';
 import type { Benchmark, InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { Experience, MethodInstance, MethodModule, Retrieval, RetrievalFields } from '../core/method.js';
@@ -62,7 +63,10 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   embedder: Embedder;
   /** Token ledger; pass one to also count embedding calls made by the embedder. */
   ledger?: UsageLedger;
+  /** The prompt pack's `memory` folder (the writer's and methods' templates), if a pack is in use. */
   promptDir?: string;
+  /** Fidelity switch settings (default: all at the reference's behaviour). */
+  fidelity?: Fidelity;
   /** Where this run's files go: a new folder, or the folder being resumed. */
   runDir: string;
   resume: boolean;
@@ -171,6 +175,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     model,
     embedder: plan.embedder,
     ...(plan.promptDir ? { promptDir: plan.promptDir } : {}),
+    fidelity: plan.fidelity ?? REFERENCE_FIDELITY,
     log,
     ...(ckpt ? { restored: ckpt.memory } : {}),
   });

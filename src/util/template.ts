@@ -71,5 +71,14 @@ export function loadTemplate(templateDir: string, file: string, promptDir?: stri
   return { text, path };
 }
 
+/**
+ * A prompt pack's folder for one namespace (`memory`, or a benchmark's name): packs
+ * are laid out as <pack>/<namespace>/<file>, so two benchmarks' `memory.md` never
+ * collide. Undefined when no pack is in use.
+ */
+export function packNamespace(pack: string | null | undefined, namespace: string): string | undefined {
+  return pack ? join(pack, namespace) : undefined;
+}
+
 /** Prompt files do not change during a run: every episode reuses the first read. */
 const readCache = new Map<string, string>();

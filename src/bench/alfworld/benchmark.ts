@@ -1,4 +1,5 @@
 /** ALFWorld (or its offline stand-in) ready to run: games through a pool of Python bridges. */
+import { packNamespace } from '../../util/template.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../util/errors.js';
@@ -142,6 +143,6 @@ export function createAlfworldRun(a: AlfworldSettings, cfg: ResolvedConfig<Alfwo
     maxSteps: cfg.run.maxSteps,
     temperature: cfg.llm.temperature,
     maxTokens: cfg.llm.maxTokens ?? undefined,
-    promptDir: cfg.run.promptDir ?? undefined,
+    promptDir: packNamespace(cfg.run.prompts, 'alfworld'),
   });
 }

@@ -10,6 +10,7 @@ import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, al
 export const alfworld: BenchmarkModule<AlfworldSettings> = {
   kind: 'benchmark',
   name: 'alfworld',
+  promptTemplates: 'src/bench/alfworld/prompts',
   displayName: 'ALFWorld',
   description:
     'ALFWorld: ReAct episodes in a text household through a Python bridge, learning from won / lost games.\n' +

@@ -1,4 +1,5 @@
 /** BigCodeBench ready to run: tasks, episodes through the chosen evaluator, manifest facts. */
+import { packNamespace } from '../../util/template.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import type { BcbSettings } from './config.js';
@@ -66,7 +67,7 @@ export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): 
       temperature: cfg.llm.temperature,
       maxTokens: cfg.llm.maxTokens ?? undefined,
       memoryBudgetChars: s.memoryBudget ?? undefined,
-      promptDir: cfg.run.promptDir ?? undefined,
+      promptDir: packNamespace(cfg.run.prompts, 'bcb'),
       eval: { mode: cfg.evaluator.bcbMode, timeoutSec },
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec },

@@ -10,6 +10,7 @@ import { bcbGoldCheck } from './gold-command.js';
 export const bcb: BenchmarkModule<BcbSettings> = {
   kind: 'benchmark',
   name: 'bcb',
+  promptTemplates: 'src/bench/bcb/prompts',
   displayName: 'BigCodeBench',
   description:
     'BigCodeBench: generate code per task, run its unit tests in the sandbox, learn from the outcome.\n' +

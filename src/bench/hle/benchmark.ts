@@ -1,4 +1,5 @@
 /** HLE ready to run: questions from Parquet, one solver and one judge call per question. */
+import { packNamespace } from '../../util/template.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import type { HleSettings } from './config.js';
@@ -50,7 +51,7 @@ export function createHleRun(s: HleSettings, cfg: ResolvedConfig<HleSettings>): 
       maxTokens: cfg.llm.maxTokens ?? undefined,
       judgeTemperature: s.judge.temperature,
       judgeMaxTokens: s.judge.maxTokens ?? undefined,
-      promptDir: cfg.run.promptDir ?? undefined,
+      promptDir: packNamespace(cfg.run.prompts, 'hle'),
     },
     judge: { provider: s.judge.provider, model: s.judge.model, temperature: s.judge.temperature },
   });

@@ -9,6 +9,7 @@ import { hleDefaults, hleFlags, hleJudge, hleSection, resolveHleSettings, type H
 export const hle: BenchmarkModule<HleSettings> = {
   kind: 'benchmark',
   name: 'hle',
+  promptTemplates: 'src/bench/hle/prompts',
   displayName: 'HLE',
   description:
     "Humanity's Last Exam: one solver call and one judge call per question, learning from the judge's verdict.\n" +

@@ -1,4 +1,5 @@
 /** LifelongAgentBench ready to run: db episodes on a SQL server, os episodes in a root shell. */
+import { packNamespace } from '../../util/template.js';
 import { basename } from 'node:path';
 import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark, LoadedTasks } from '../../core/benchmark.js';
@@ -88,7 +89,7 @@ export function createLlbRun(s: LlbSettings, cfg: ResolvedConfig<LlbSettings>): 
       maxSteps: cfg.run.maxSteps,
       temperature: cfg.llm.temperature,
       maxTokens: cfg.llm.maxTokens ?? undefined,
-      promptDir: cfg.run.promptDir ?? undefined,
+      promptDir: packNamespace(cfg.run.prompts, 'llb'),
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency },
   });

@@ -10,6 +10,7 @@ import { llbGoldCheck } from './gold-command.js';
 export const llb: BenchmarkModule<LlbSettings> = {
   kind: 'benchmark',
   name: 'llb',
+  promptTemplates: 'src/bench/llb/prompts',
   displayName: 'LLB',
   description:
     'LifelongAgentBench: multi-turn db (SQL on MariaDB / MySQL) or os (a root shell) episodes, memory per mini-batch.\n' +

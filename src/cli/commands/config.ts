@@ -66,8 +66,8 @@ function render(resolved: ResolvedConfig, derived: boolean): string {
   ];
   let body: string;
   if (derived) {
-    const { config: _tree, notes: _notes, inertKeys: _inert, unreadKeys: _unread, fileKeys: _keys, ...settings } = resolved;
-    body = stringify(redactConfig(settings), { lineWidth: 0 });
+    const { config: _tree, notes: _notes, inertKeys: _inert, unreadKeys: _unread, fileKeys: _keys, fidelity, ...settings } = resolved;
+    body = stringify(redactConfig({ ...settings, fidelity: { profile: fidelity.profile, switches: fidelity.settings } }), { lineWidth: 0 });
   } else {
     body = stringify(redactConfig(withoutUnusedEndpoints(resolved.config)), { lineWidth: 0 });
   }
