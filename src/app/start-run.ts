@@ -194,6 +194,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         seed: cfg.run.seed,
         runValidation: cfg.run.runValidation,
         validateBeforeTraining: cfg.run.valBeforeTrain,
+        validInterval: cfg.run.validInterval,
         createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers),
         ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers) } : {}),
         embedder,

@@ -2,6 +2,7 @@
 import { INERT_KEYS, scopeOf } from './key-notes.js';
 import { schemaFor } from './load.js';
 import { descriptionOf, schemaLeaves, typeLabel } from './schema-walk.js';
+import { allFidelitySwitches } from './resolve.js';
 import type { ConfigRegistry } from './types.js';
 
 export interface KeyInfo {
@@ -41,6 +42,15 @@ export function explainText(registry: ConfigRegistry, benchmark: string): string
     const tags = [info.inert ? 'inert' : '', info.scope ? `only ${info.scope.join('/')}` : ''].filter(Boolean).join(', ');
     lines.push(`  ${info.key}  (${info.type}; default ${JSON.stringify(info.default)})${tags ? ` [${tags}]` : ''}`);
     if (info.description) lines.push(`      ${info.description}`);
+  }
+  // This benchmark's switches, the memory writer's and every method's (other benchmarks' would not apply).
+  const others = new Set(registry.benchmarks.filter((b) => b.name !== benchmark).flatMap((b) => (b.fidelitySwitches ?? []).map((sw) => sw.id)));
+  const switches = allFidelitySwitches(registry).filter((sw) => !others.has(sw.id));
+  if (switches.length) {
+    lines.push('', `[fidelity switches for ${benchmark}] (memrl.fidelity_switches.<id>: reference | memrl; profile reference: all reference; fixed: bug switches memrl)`);
+    for (const sw of switches) {
+      lines.push(`  ${sw.id}  (${sw.class}; ${sw.source})`, `      reference: ${sw.reference}`, `      memrl:     ${sw.memrl}`);
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -30,7 +30,11 @@
  *             −(tasks forgotten at k) / (tasks solved before k that ran at k).
  * Tasks not run in column k (a partial epoch after a crash) lower acc/csr but are not
  * counted as forgotten: the forgetting terms only use tasks that ran at k.
- * Report level: last = acc_T, csrFinal = csr_T, and the forgetting values of column T.
+ *   accExcludingErrors_k = Σ_i s_i(k) / |{i : ran_i(k), status_i(k) ≠ error}|: accuracy as
+ *             the reference's LLB and HLE runners count it (a crashed row leaves the
+ *             denominator instead of counting as a failure); null when no row counts.
+ * Report level: last = acc_T, csrFinal = csr_T, lastExcludingErrors, and the forgetting
+ * values of column T.
  */
 import type { OutcomeMatrix } from './matrix.js';
 import type { OutcomePhase, OutcomeRowStatus } from './outcome-row.js';
@@ -39,6 +43,8 @@ export interface EpochMetrics {
   epoch: number;
   /** null only when the task set is empty. */
   acc: number | null;
+  /** Solved over the rows that did not end in `error`: the reference's LLB/HLE denominator. */
+  accExcludingErrors: number | null;
   csr: number | null;
   solved: number;
   /** Tasks with a row in this epoch. */
@@ -66,6 +72,8 @@ export interface MetricsReport {
   epochs: EpochMetrics[];
   /** acc at the final epoch. */
   last: number | null;
+  /** accExcludingErrors at the final epoch (the reference's LLB/HLE accuracy). */
+  lastExcludingErrors: number | null;
   csrFinal: number | null;
   forgettingFlip: number | null;
   forgettingMax: number | null;
@@ -134,6 +142,7 @@ export function computeMetrics(matrix: OutcomeMatrix): MetricsReport {
     epochs.push({
       epoch: matrix.epochs[k]!,
       acc: rate(solved),
+      accExcludingErrors: ranCount - errors === 0 ? null : solved / (ranCount - errors),
       csr: rate(everSolved),
       solved,
       ran: ranCount,
@@ -156,6 +165,7 @@ export function computeMetrics(matrix: OutcomeMatrix): MetricsReport {
     tasks: n,
     epochs,
     last: final?.acc ?? null,
+    lastExcludingErrors: final?.accExcludingErrors ?? null,
     csrFinal: final?.csr ?? null,
     forgettingFlip: final?.forgettingFlip ?? null,
     forgettingMax: final?.forgettingMax ?? null,

@@ -56,6 +56,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   runValidation: boolean;
   /** With runValidation: also validate before epoch 1 (the memory-free start). */
   validateBeforeTraining: boolean;
+  /** With runValidation: validate after epoch e only when e % validInterval == 0 (the reference's valid_interval; default 1). */
+  validInterval?: number;
   /** Create the chat model once tasks are known (the sim model needs the benchmark's player). */
   createModel: (simPlayer: SimPlayer) => ChatModel;
   /** A separate scoring model (HLE's judge), metered like the agent. */
@@ -431,7 +433,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   for (let epoch = doneEpoch + 1; epoch <= plan.epochs && !aborted(); epoch++) {
     const ok = await trainEpoch(epoch);
     if (!ok) break;
-    if (plan.runValidation) await validate(epoch);
+    if (plan.runValidation && epoch % (plan.validInterval ?? 1) === 0) await validate(epoch);
     if (aborted()) break;
     // Not checkpointed: a resume runs the epoch again, once the fault is fixed.
     failure = failureOf(epoch);
@@ -513,7 +515,7 @@ function sameRetrieval(fields: RetrievalFields, row: OutcomeRow): boolean {
 }
 
 function headline(m: RunSummary['train']): Record<string, unknown> {
-  return { tasks: m.tasks, last: m.last, csr: m.csrFinal, forgettingFlip: m.forgettingFlip, forgettingMax: m.forgettingMax, bwt: m.bwt };
+  return { tasks: m.tasks, last: m.last, lastExcludingErrors: m.lastExcludingErrors, csr: m.csrFinal, forgettingFlip: m.forgettingFlip, forgettingMax: m.forgettingMax, bwt: m.bwt };
 }
 
 function addUsage(a: LedgerSnapshot, b: LedgerSnapshot): LedgerSnapshot {

@@ -119,6 +119,23 @@ describe('errors, skipped and missing cells', () => {
     expect(m.forgettingMax).toBeCloseTo(1 / 3, 12);
   });
 
+  it("the reference's LLB/HLE accuracy leaves errored rows out of the denominator, beside ours", () => {
+    //      e1 e2
+    // t1    1  E
+    // t2    E  1
+    // t3    0  E
+    // t4    1  0
+    const m = metrics(['1E', 'E1', '0E', '10']);
+    // ours: e1 2/4, e2 1/4; excluding errors: e1 2/3, e2 1/2
+    expect(m.epochs.map((e) => e.acc)).toEqual([0.5, 0.25]);
+    expect(m.epochs.map((e) => e.accExcludingErrors)).toEqual([2 / 3, 0.5]);
+    expect(m.lastExcludingErrors).toBe(0.5);
+    // An epoch where every row errored has no reference accuracy (0/0), while ours is 0.
+    const all = metrics(['E', 'E']);
+    expect(all.last).toBe(0);
+    expect(all.lastExcludingErrors).toBeNull();
+  });
+
   it('tasks not run lower acc but are not counted as forgotten', () => {
     //      e1 e2
     // t1    1  1

@@ -117,6 +117,16 @@ describe('runner', () => {
     expect(metrics.valid?.epochs.map((e) => e.epoch)).toEqual([0, 1, 2, 3]);
   });
 
+  it("validates after epoch e only when e is a multiple of valid_interval, as the reference's LLB and ALFWorld runners do", async () => {
+    const p = plan({ runValidation: true, validateBeforeTraining: true, validInterval: 2, epochs: 5 }, { valid: 3 });
+    await runBenchmark(p);
+    const v = rows(p.runDir).filter((x) => x.phase === 'valid');
+    // Before training (epoch 0), then after epochs 2 and 4; not after 1, 3 or the last (5).
+    expect([...new Set(v.map((x) => x.epoch))]).toEqual([0, 2, 4]);
+    const metrics = json(p.runDir, 'metrics.json') as { valid?: { epochs: { epoch: number }[] } };
+    expect(metrics.valid?.epochs.map((e) => e.epoch)).toEqual([0, 2, 4]);
+  });
+
   it('method none neither retrieves nor writes', async () => {
     const p = plan({ method: 'none' });
     await runBenchmark(p);

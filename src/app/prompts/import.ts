@@ -12,7 +12,7 @@ import type { ReferencePrompt } from '../../core/index.js';
 import { UserError } from '../../util/errors.js';
 import { asset } from '../../util/paths.js';
 import type { Registry } from '../registry.js';
-import { PACK_FILE, loadPack, prepareOutput, promptNamespaces, type PackInfo } from './pack.js';
+import { PACK_FILE, loadPack, prepareOutput, promptNamespaces, type PackInfo, type PromptNamespace } from './pack.js';
 
 /** The MemRL commit the locations in the `referencePrompts` tables were written against. */
 export const REFERENCE_PROMPTS_COMMIT = '7c3beba1244d707b74207b494be254f391819e09';
@@ -75,14 +75,15 @@ function buildTemplate(spec: ReferencePrompt, extracted: Extracted): { text: str
   return problems.length ? { problems } : { text: parts.join(spec.join ?? '') };
 }
 
-export function importReferencePrompts(checkout: string, out: string, registry: Registry): ImportResult {
+/** `namespaces` defaults to the registry's (a test passes its own, with a synthetic checkout). */
+export function importReferencePrompts(checkout: string, out: string, registry: Registry, namespaces: readonly PromptNamespace[] = promptNamespaces(registry)): ImportResult {
   if (!existsSync(checkout) || !statSync(checkout).isDirectory()) {
     throw new UserError(`memrl prompts import ${checkout}: no such folder; give the root of a MemRL checkout (git clone https://github.com/MemTensor/MemRL)`, 'bad_input');
   }
   if (!existsSync(join(checkout, 'memrl'))) {
     throw new UserError(`memrl prompts import ${checkout}: not a MemRL checkout (no memrl/ package inside); give the repository's root folder`, 'bad_input');
   }
-  const spaces = promptNamespaces(registry).filter((s) => s.reference.length > 0);
+  const spaces = namespaces.filter((s) => s.reference.length > 0);
   const items = new Map<string, boolean>();
   for (const space of spaces) for (const spec of space.reference) for (const loc of spec.from) items.set(loc, (items.get(loc) ?? false) || Boolean(spec.format));
   const extracted = extractStrings(
@@ -114,5 +115,5 @@ export function importReferencePrompts(checkout: string, out: string, registry: 
     join(out, PACK_FILE),
     `${JSON.stringify({ name: 'memrl-reference', source: `MemTensor/MemRL ${commit ?? '(not a git checkout)'}, imported by memrl prompts import` }, null, 2)}\n`,
   );
-  return { pack: loadPack(out, registry), commit, imported: files.map((f) => f.slot) };
+  return { pack: loadPack(out, registry, namespaces), commit, imported: files.map((f) => f.slot) };
 }

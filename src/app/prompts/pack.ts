@@ -76,7 +76,7 @@ function templateFiles(dir: string): string[] {
  * the first problem: a missing folder, a file or namespace memrl has no template for,
  * a placeholder memrl's code does not fill, an unreadable pack.json.
  */
-export function loadPack(dir: string, registry: Registry): PackInfo {
+export function loadPack(dir: string, registry: Registry, namespaces: readonly PromptNamespace[] = promptNamespaces(registry)): PackInfo {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new UserError(`--prompts ${dir}: no such folder; give a prompt pack (\`memrl prompts export --out <dir>\` writes memrl's own as a start)`, 'bad_prompts');
   }
@@ -89,7 +89,7 @@ export function loadPack(dir: string, registry: Registry): PackInfo {
       throw new UserError(`${metaPath}: not a valid pack file (${errorMessage(err).split('\n')[0]}); it holds {"name": ..., "source": ...}`, 'bad_prompts');
     }
   }
-  const spaces = new Map(promptNamespaces(registry).map((s) => [s.name, s]));
+  const spaces = new Map(namespaces.map((s) => [s.name, s]));
   const overrides: string[] = [];
   const hash = createHash('sha256');
   for (const entry of readdirSync(dir).sort()) {

@@ -57,7 +57,9 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
         process.exitCode = EXIT.budget;
         return;
       }
-      const s = result.summary as { train?: { last?: number | null; csr?: number | null }; valid?: { last?: number | null } };
+      const s = result.summary as { train?: { last?: number | null; lastExcludingErrors?: number | null; csr?: number | null }; valid?: { last?: number | null } };
+      // The reference's LLB/HLE accuracy leaves errored rows out; shown beside ours when they differ.
+      const refAcc = s.train?.lastExcludingErrors !== undefined && s.train.lastExcludingErrors !== s.train.last ? ` (${fmt(s.train.lastExcludingErrors)} excluding errors, as the reference counts)` : '';
       // The results line is the command's output (stdout); the rest is diagnostics (stderr).
       const results = `results: ${handle.runDir}\n`;
       if (result.failure) {
@@ -68,7 +70,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       }
       process.stderr.write(
         `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${handle.config.run.epochs} epoch(s); ` +
-          `last acc ${fmt(s.train?.last)}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
+          `last acc ${fmt(s.train?.last)}${refAcc}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
           (result.interrupted ? `${resumeHint(end.budget ? ` ${end.budget.flag} <more>` : '')}\n` : ''),
       );
       process.stdout.write(results);
