@@ -65,6 +65,13 @@ export interface Retrieval {
   fields: RetrievalFields;
   /** The method's own data about this retrieval, handed back to `learn` (never recorded). */
   detail?: unknown;
+  /**
+   * Why these memories and not others, for a person reading the outcome row (plain JSON).
+   * The fields above only say what was injected; a method whose retrieval is decided by
+   * a model (Self-RAG's gate and labels) needs to show that decision, so the runner puts
+   * it in the row's `extra.retrieval`. Part of the attempt: resume compares it too.
+   */
+  record?: Record<string, unknown>;
 }
 
 /** What a finished training episode hands to the barrier. Plain JSON: it is journaled. */
@@ -96,8 +103,12 @@ export interface MethodInstance {
    * Not called for episodes that ended in `error` or `skipped`: a harness fault is no experience.
    */
   learn?(episode: FinishedEpisode): Promise<Experience | undefined>;
-  /** The barrier: the batch's experiences in task order, at commit time `at` (ms). */
-  commit(experiences: readonly Experience[], at: number): void;
+  /**
+   * The barrier: the batch's experiences in task order, at commit time `at` (ms).
+   * May be async (a memory kept by a library, e.g. Mem0, writes through promises); the
+   * runner awaits it before the next batch retrieves.
+   */
+  commit(experiences: readonly Experience[], at: number): void | Promise<void>;
   /** The whole state, JSON-serialisable, for the epoch checkpoint. */
   snapshot(): unknown;
   /** Every memory, for memories.jsonl. */
@@ -106,6 +117,8 @@ export interface MethodInstance {
   stats(): Record<string, unknown>;
   /** Number of memories (the epoch lines print it). */
   readonly size: number;
+  /** Release what the method holds open (a server, a database); called once when the run ends. */
+  close?(): void | Promise<void>;
 }
 
 export interface MethodModule<C = any> extends MethodConfigPart {

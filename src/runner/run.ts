@@ -20,7 +20,7 @@
 import { REFERENCE_FIDELITY, type Fidelity } from '../util/fidelity.js';
 import type { Logger } from 'pino';
 import type { Benchmark, InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, MethodInstance, MethodModule, Retrieval, RetrievalFields } from '../core/method.js';
+import type { Experience, MethodInstance, MethodModule, Retrieval } from '../core/method.js';
 import { parseOutcomeRow, type Outcome, type OutcomePhase, type OutcomeRow } from '../core/outcome.js';
 import type { Reporter, ReporterMap, RunInfo, Trace } from '../core/reporter.js';
 import type { Embedder } from '../embed/types.js';
@@ -129,16 +129,21 @@ type Emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<
 
 async function schedule<T extends TaskBase>(plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
   const folder = new RunFolder(plan.runDir);
+  const opened: { method?: MethodInstance } = {};
   try {
     // A resumed folder is locked before anything of it is read; a new one as it is made.
     if (plan.resume && folder.hasManifest()) folder.lock();
-    return await scheduleIn(folder, plan, emit);
+    return await scheduleIn(folder, plan, emit, opened);
   } finally {
-    folder.unlock();
+    try {
+      await opened.method?.close?.();
+    } finally {
+      folder.unlock();
+    }
   }
 }
 
-async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T>, emit: Emit): Promise<RunResult> {
+async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T>, emit: Emit, opened: { method?: MethodInstance }): Promise<RunResult> {
   const now = plan.now ?? Date.now;
   const log = plan.log;
   const bench = plan.benchmark;
@@ -181,6 +186,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     log,
     ...(ckpt ? { restored: ckpt.memory } : {}),
   });
+  opened.method = method;
   if (ckpt) ledger.restore(ckpt.ledger);
   const doneEpoch = ckpt?.epochCompleted ?? 0;
   const valZeroDone = ckpt?.validatedBeforeTraining ?? false;
@@ -266,7 +272,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     return { ...outcome, ms: Math.round(performance.now() - started) };
   };
 
-  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, fields: RetrievalFields, o: Outcome & { ms: number }, memoryId?: string): OutcomeRow => ({
+  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, retrieval: Retrieval, o: Outcome & { ms: number }, memoryId?: string): OutcomeRow => ({
     benchmark: bench.name,
     taskId: it.task.id,
     taskIndex: it.index,
@@ -277,14 +283,14 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     reward: o.success ? 1 : 0,
     steps: o.steps,
     error: o.error,
-    ...fields,
+    ...retrieval.fields,
     promptTokens: o.usage.promptTokens,
     completionTokens: o.usage.completionTokens,
     totalTokens: o.usage.totalTokens,
     latencyMs: o.ms,
     memoryId,
     finishedAt: new Date(now()).toISOString(),
-    extra: o.extra,
+    extra: retrieval.record ? { ...o.extra, retrieval: retrieval.record } : o.extra,
   });
 
   /** Every later call would fail the same way (bad key, unknown model): stop, resumable, instead of recording errors. */
@@ -305,7 +311,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const once = async (it: IndexedTask<T>, epoch: number, phase: OutcomePhase, retrieval: Retrieval, run: () => Promise<EpisodeRecord>): Promise<EpisodeRecord> => {
     const saved = journal.episode(phase, epoch, it.index);
     // An episode that ended in error is run again: the fault (an endpoint, an evaluator) may be fixed now.
-    if (saved && saved.taskId === it.task.id && saved.row.status !== 'error' && sameRetrieval(retrieval.fields, saved.row)) {
+    if (saved && saved.taskId === it.task.id && saved.row.status !== 'error' && sameRetrieval(retrieval, saved.row)) {
       ledger.restore(addUsage(ledger.snapshot(), saved.usage));
       emit('onEpisode', saved.row);
       return { row: saved.row, ...(saved.result ? { experience: saved.result } : {}) };
@@ -354,7 +360,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       const r = retrievals[i] as Retrieval;
       return once(it, epoch, 'valid', r, async () => {
         const o = await runEpisode(it.task, epoch, 'valid', r.memories);
-        return { row: makeRow(it, epoch, 'valid', r.fields, o) };
+        return { row: makeRow(it, epoch, 'valid', r, o) };
       });
     });
     emit('onPhaseEnd');
@@ -367,16 +373,16 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const trainEpisode = async (it: IndexedTask<T>, epoch: number, retrieval: Retrieval): Promise<EpisodeRecord> => {
     const o = await runEpisode(it.task, epoch, 'train', retrieval.memories);
     // A harness error is not experience: it neither writes memory nor moves Q.
-    if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval.fields, o) };
+    if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval, o) };
     let experience: Experience | undefined;
     try {
       experience = await method.learn({ task: it.task, index: it.index, epoch, retrieval, outcome: o, ...(plan.signal ? { signal: plan.signal } : {}) });
     } catch (err) {
       // Only a cancelled run gets here (the writer falls back on model errors); the batch is dropped.
-      if (aborted()) return { row: makeRow(it, epoch, 'train', retrieval.fields, o) };
+      if (aborted()) return { row: makeRow(it, epoch, 'train', retrieval, o) };
       throw err;
     }
-    return { row: makeRow(it, epoch, 'train', retrieval.fields, o, experience?.memoryId), ...(experience ? { experience } : {}) };
+    return { row: makeRow(it, epoch, 'train', retrieval, o, experience?.memoryId), ...(experience ? { experience } : {}) };
   };
 
   const trainEpoch = async (epoch: number): Promise<boolean> => {
@@ -396,7 +402,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       // A replayed barrier keeps its first commit time, so memory timestamps match too.
       const recordedAt = journal.barrierAt(epoch, b);
       const at = recordedAt ?? now();
-      method.commit(
+      await method.commit(
         records.flatMap((r) => (r.experience ? [r.experience] : [])),
         at,
       );
@@ -508,10 +514,10 @@ function attemptKey(phase: string, epoch: number, taskId: string): string {
 
 const RETRIEVAL_KEYS = ['retrievedIds', 'retrievedQ', 'retrievedSim', 'explored', 'pool'] as const;
 
-/** The same attempt: the row fields that come from the retrieval are equal. */
-function sameRetrieval(fields: RetrievalFields, row: OutcomeRow): boolean {
+/** The same attempt: the row fields that come from the retrieval, and its record, are equal. */
+function sameRetrieval(retrieval: Retrieval, row: OutcomeRow): boolean {
   const pick = (x: Partial<Record<(typeof RETRIEVAL_KEYS)[number], unknown>>) => JSON.stringify(RETRIEVAL_KEYS.map((k) => x[k]));
-  return pick(fields) === pick(row);
+  return pick(retrieval.fields) === pick(row) && JSON.stringify(retrieval.record) === JSON.stringify(row.extra?.retrieval);
 }
 
 function headline(m: RunSummary['train']): Record<string, unknown> {
