@@ -9,7 +9,7 @@ import { BUILTIN_METHODS } from '../methods/registry.js';
 
 /** Spellings the paper's table (data/paper-results.json) uses for the same methods. */
 const METHOD_ALIASES: Record<string, string> = { 'pass@k': 'Pass@k', selfrag: 'Self-RAG', 'self-rag': 'Self-RAG' };
-const METHOD_ORDER = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk', 'pass@k', 'selfrag', 'self-rag'];
+const METHOD_ORDER = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk', 'pass@k', 'selfrag', 'self-rag', 'mem0'];
 const BENCHMARK_ORDER = ['hle', 'bcb', 'alfworld', 'llb'];
 
 const recorded = { benchmarks: new Map<string, string>(), methods: new Map<string, string>() };

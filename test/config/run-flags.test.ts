@@ -61,7 +61,7 @@ describe('memrl run bcb flags', () => {
     expect(parseError(['--train-ratio', '1'])).toMatch(/between 0 and 1/);
     expect(parseError(['--retrieve_k', '-1'])).toMatch(/--retrieve_k <n>.*is invalid/);
     const method = parseError(['--method', 'foo']);
-    expect(method).toBe("error: option '--method <name>' argument 'foo' is invalid. Allowed choices are none, rag, memp, memrl, reflection, passk.");
+    expect(method).toBe("error: option '--method <name>' argument 'foo' is invalid. Allowed choices are none, rag, memp, memrl, reflection, passk, selfrag, mem0.");
   });
 
   it('every flag in --help explains itself and states its default', () => {

@@ -1,10 +1,12 @@
 /**
  * Built-in replies of the simulator for role 'memory' (building scripts,
- * reflections, keywords), so memory building works for every benchmark
- * without a benchmark-specific player. Short, generic and deterministic.
+ * reflections, keywords; the Self-RAG and Mem0 calls in memory-baselines.ts), so
+ * every memory method works for every benchmark without a benchmark-specific
+ * player. Short, generic and deterministic.
  */
 import type { Rng } from '../../util/rng.js';
 import type { ChatRequest } from '../types.js';
+import { decisionReply, extractionReply, gateReply } from './memory-baselines.js';
 import { keywords, lastUserText, snippet } from './text.js';
 
 const STEP_TEMPLATES: ((kw: string[]) => string)[] = [
@@ -36,7 +38,7 @@ function reflectionReply(task: string, rng: Rng): string {
   return `${opener}${focus} Next time, list the requirements first and check each one before answering.`;
 }
 
-/** The built-in memory-role reply for a purpose ('script', 'reflection', 'keywords'; others get a script). */
+/** The built-in memory-role reply for a purpose ('script', 'reflection', 'keywords', the baselines' calls; others get a script). */
 export function memoryReply(req: ChatRequest, rng: Rng): string {
   const task = lastUserText(req);
   switch (req.tags.purpose) {
@@ -46,6 +48,12 @@ export function memoryReply(req: ChatRequest, rng: Rng): string {
       return keywords(task, 8).join(', ');
     case 'summary':
       return `Task: ${snippet(task, 20)}`;
+    case 'selfrag-gate':
+      return gateReply(req, rng);
+    case 'selfrag-decision':
+      return decisionReply(req);
+    case 'mem0-extract':
+      return extractionReply(req);
     default:
       return scriptReply(task, rng);
   }

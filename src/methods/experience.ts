@@ -1,0 +1,21 @@
+/**
+ * The text Self-RAG and Mem0 store for a finished episode, as their reference
+ * implementations do: the task, its trajectory (code / SQL / actions) and how the
+ * evaluation ended. A template (prompts/experience.md), overridable with memrl.prompt_dir.
+ */
+import type { Outcome } from '../core/outcome.js';
+import { loadTemplate, render } from '../util/template.js';
+
+export const EXPERIENCE_TEMPLATE = 'experience.md';
+const PROMPT_DIR = 'src/methods/prompts';
+
+/** "success (pass)" / "failure (runtime_error: NameError ...)": the verdict and its first error line. */
+export function resultLine(outcome: Pick<Outcome, 'success' | 'status' | 'error'>): string {
+  const detail = outcome.error ? `${outcome.status}: ${outcome.error.split('\n')[0]}` : outcome.status;
+  return `${outcome.success ? 'success' : 'failure'} (${detail})`;
+}
+
+export function experienceText(task: string, outcome: Pick<Outcome, 'success' | 'status' | 'error' | 'trajectory'>, promptDir?: string): string {
+  const t = loadTemplate(PROMPT_DIR, EXPERIENCE_TEMPLATE, promptDir);
+  return render(t.text, { task: task.trim(), trajectory: outcome.trajectory.trim(), result: resultLine(outcome) }, t.path).trim();
+}

@@ -1,0 +1,207 @@
+/**
+ * Self-RAG's two model calls, as the reference runs them with the main LLM instead of a
+ * trained Self-RAG model: a gate that decides from the task alone whether retrieving is
+ * worth it (JSON should_retrieve), and a decision that labels each top-k candidate
+ * (selected, relevance, support, utility). A reply that holds no usable JSON object is
+ * asked again, up to the configured number of attempts; what happens when none parses
+ * (fall back to plain top-k, or inject nothing) is the caller's choice.
+ *
+ * Prompts are template files under src/methods/prompts/ (memrl.prompt_dir overrides them).
+ */
+import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
+import { errorMessage } from '../util/errors.js';
+import { loadTemplate, render } from '../util/template.js';
+
+export const PROMPT_DIR = 'src/methods/prompts';
+
+export const SELFRAG_TEMPLATES = {
+  gateSystem: 'selfrag-gate-system.md',
+  gateUser: 'selfrag-gate-user.md',
+  decisionSystem: 'selfrag-decision-system.md',
+  decisionUser: 'selfrag-decision-user.md',
+} as const;
+
+/** A candidate experience as the decision call sees it. */
+export interface DecisionCandidate {
+  id: string;
+  taskId: string;
+  /** The task it came from. */
+  key: string;
+  /** The stored experience (task, trajectory, result). */
+  content: string;
+  success: boolean;
+  sim: number;
+}
+
+export interface DocLabel {
+  id: string;
+  selected: boolean;
+  relevance: number | null;
+  support: number | null;
+  utility: number | null;
+}
+
+export interface GateAnswer {
+  shouldRetrieve: boolean;
+  reason?: string;
+}
+
+export interface DecisionAnswer {
+  shouldRetrieve: boolean;
+  /** One label per candidate id the reply named (in the reply's order; unknown ids dropped). */
+  docs: DocLabel[];
+}
+
+/** The reply held no JSON object we could read: worth asking again. */
+export class UnparseableReply extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnparseableReply';
+  }
+}
+
+/** The JSON object in a reply: the whole text, or from its first `{` to its last `}` (models like to wrap it). */
+export function extractJsonObject(raw: string): Record<string, unknown> {
+  const text = raw.trim();
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start) throw new UnparseableReply('no JSON object in the reply');
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end + 1));
+  } catch (err) {
+    throw new UnparseableReply(`invalid JSON: ${errorMessage(err)}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UnparseableReply('the reply is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** true/false, also as the strings a model sometimes writes; anything else is false (as the reference reads it). */
+function flag(v: unknown): boolean {
+  if (typeof v === 'string') return v.trim().toLowerCase() === 'true';
+  return v === true;
+}
+
+function numberOrNull(v: unknown): number | null {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+}
+
+export function parseGate(raw: string): GateAnswer {
+  const obj = extractJsonObject(raw);
+  return { shouldRetrieve: flag(obj.should_retrieve), ...(typeof obj.reason === 'string' ? { reason: obj.reason } : {}) };
+}
+
+/** Labels for the candidates; an id the reply invents is dropped, a candidate it leaves out stays unselected. */
+export function parseDecision(raw: string, candidateIds: readonly string[]): DecisionAnswer {
+  const obj = extractJsonObject(raw);
+  const known = new Set(candidateIds);
+  const seen = new Set<string>();
+  const docs: DocLabel[] = [];
+  for (const item of Array.isArray(obj.docs) ? obj.docs : []) {
+    if (!item || typeof item !== 'object') continue;
+    const d = item as Record<string, unknown>;
+    const id = d.id === undefined || d.id === null ? '' : String(d.id);
+    if (!known.has(id) || seen.has(id)) continue;
+    seen.add(id);
+    const utility = numberOrNull(d.utility);
+    docs.push({ id, selected: flag(d.selected), relevance: numberOrNull(d.relevance), support: numberOrNull(d.support), utility: utility === null ? null : Math.round(utility) });
+  }
+  return { shouldRetrieve: flag(obj.should_retrieve), docs };
+}
+
+export interface Asked<T> {
+  /** The parsed answer; undefined when no attempt gave one. */
+  answer?: T;
+  /** Calls made. */
+  attempts: number;
+  /** Why the last attempt failed (parse or call error), when no answer came. */
+  error?: string;
+}
+
+/**
+ * Up to `attempts` calls until one parses. A call that throws counts as a failed attempt
+ * (the client has already retried the endpoint), except when the run is being stopped.
+ */
+export async function askUntilParsed<T>(attempts: number, call: (attempt: number) => Promise<string>, parse: (raw: string) => T, signal?: AbortSignal): Promise<Asked<T>> {
+  let error = 'not asked';
+  const n = Math.max(1, attempts);
+  for (let attempt = 0; attempt < n; attempt++) {
+    let raw: string;
+    try {
+      raw = await call(attempt);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      error = errorMessage(err);
+      continue;
+    }
+    try {
+      return { answer: parse(raw), attempts: attempt + 1 };
+    } catch (err) {
+      if (!(err instanceof UnparseableReply)) throw err;
+      error = err.message;
+    }
+  }
+  return { attempts: n, error };
+}
+
+export interface DecisionCalls {
+  model: ChatModel;
+  promptDir?: string;
+  /** benchmark, taskId, epoch, phase of the task being decided for. */
+  tags: Omit<ChatTags, 'role' | 'purpose' | 'turn'>;
+  attempts: number;
+  signal?: AbortSignal;
+}
+
+/** Characters of a candidate shown to the decision call (the reference shows a 400-character preview). */
+const PREVIEW_CHARS = 400;
+const TASK_PREVIEW_CHARS = 600;
+
+function clip(text: string, n: number): string {
+  const t = text.trim();
+  return t.length > n ? `${t.slice(0, n)}...` : t;
+}
+
+function messages(system: string, user: string, vars: Record<string, string>, promptDir?: string): ChatRequest['messages'] {
+  const sys = loadTemplate(PROMPT_DIR, system, promptDir);
+  const usr = loadTemplate(PROMPT_DIR, user, promptDir);
+  return [
+    { role: 'system', content: render(sys.text, vars, sys.path).trimEnd() },
+    { role: 'user', content: render(usr.text, vars, usr.path).trimEnd() },
+  ];
+}
+
+async function ask(c: DecisionCalls, purpose: string, msgs: ChatRequest['messages'], attempt: number): Promise<string> {
+  // Each attempt is its own sample (turn), so a retry is not answered by the cached bad reply.
+  const res = await c.model.chat({ messages: msgs, jsonMode: true, tags: { ...c.tags, role: 'memory', purpose, turn: attempt } }, c.signal);
+  return res.text;
+}
+
+/** The gate: should this task look at past experience at all? */
+export function askGate(c: DecisionCalls, task: string): Promise<Asked<GateAnswer>> {
+  const msgs = messages(SELFRAG_TEMPLATES.gateSystem, SELFRAG_TEMPLATES.gateUser, { task }, c.promptDir);
+  return askUntilParsed(c.attempts, (attempt) => ask(c, 'selfrag-gate', msgs, attempt), parseGate, c.signal);
+}
+
+/** The decision: labels for every candidate, one call for all of them. */
+export function askDecision(c: DecisionCalls, task: string, candidates: readonly DecisionCandidate[]): Promise<Asked<DecisionAnswer>> {
+  const input = JSON.stringify(
+    {
+      task,
+      candidates: candidates.map((x) => ({
+        id: x.id,
+        task_id: x.taskId,
+        task: clip(x.key, TASK_PREVIEW_CHARS),
+        outcome: x.success ? 'success' : 'failure',
+        similarity: Math.round(x.sim * 1000) / 1000,
+        experience: clip(x.content, PREVIEW_CHARS),
+      })),
+    },
+    null,
+    1,
+  );
+  const msgs = messages(SELFRAG_TEMPLATES.decisionSystem, SELFRAG_TEMPLATES.decisionUser, { input }, c.promptDir);
+  const ids = candidates.map((x) => x.id);
+  return askUntilParsed(c.attempts, (attempt) => ask(c, 'selfrag-decision', msgs, attempt), (raw) => parseDecision(raw, ids), c.signal);
+}
