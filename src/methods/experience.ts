@@ -6,8 +6,9 @@
 import type { Outcome } from '../core/outcome.js';
 import { loadTemplate, render } from '../util/template.js';
 
+/** The methods' own templates (memrl.prompt_dir overrides them by file name). */
+export const METHOD_PROMPT_DIR = 'src/methods/prompts';
 export const EXPERIENCE_TEMPLATE = 'experience.md';
-const PROMPT_DIR = 'src/methods/prompts';
 
 /** "success (pass)" / "failure (runtime_error: NameError ...)": the verdict and its first error line. */
 export function resultLine(outcome: Pick<Outcome, 'success' | 'status' | 'error'>): string {
@@ -16,6 +17,6 @@ export function resultLine(outcome: Pick<Outcome, 'success' | 'status' | 'error'
 }
 
 export function experienceText(task: string, outcome: Pick<Outcome, 'success' | 'status' | 'error' | 'trajectory'>, promptDir?: string): string {
-  const t = loadTemplate(PROMPT_DIR, EXPERIENCE_TEMPLATE, promptDir);
+  const t = loadTemplate(METHOD_PROMPT_DIR, EXPERIENCE_TEMPLATE, promptDir);
   return render(t.text, { task: task.trim(), trajectory: outcome.trajectory.trim(), result: resultLine(outcome) }, t.path).trim();
 }

@@ -258,6 +258,7 @@ export class Mem0Bridge {
   private readonly ids = new Map<string, string>();
   readonly ops: Mem0Op[] = [];
   readonly memories: Mem0Record[] = [];
+  private readonly byId = new Map<string, { memory: Mem0Record; op: Mem0Op }>();
   readonly userId: string;
 
   private constructor(
@@ -349,12 +350,22 @@ export class Mem0Bridge {
     if (replay && JSON.stringify(memoryIds) !== JSON.stringify(op.memoryIds)) {
       throw new Mem0Error(`mem0 restore: the add of ${op.id} made ${memoryIds.length} memories, the checkpoint says ${op.memoryIds.length}`);
     }
+    const done: Mem0Op = { ...op, memoryIds, replies: scope.replies };
     added.forEach((r, j) => {
       const id = memoryIds[j] as string;
+      const memory: Mem0Record = { id, op: op.id, content: op.infer ? r.memory : op.text };
       this.ids.set(r.id, id);
-      this.memories.push({ id, op: op.id, content: op.infer ? r.memory : op.text });
+      this.memories.push(memory);
+      this.byId.set(id, { memory, op: done });
     });
-    this.ops.push({ ...op, memoryIds, replies: scope.replies });
+    this.ops.push(done);
+  }
+
+  /** A memory by its memrl id, with the experience it came from. */
+  get(id: string): { memory: Mem0Record; op: Mem0Op } {
+    const found = this.byId.get(id);
+    if (!found) throw new Mem0Error(`mem0 memory ${id} is not recorded`);
+    return found;
   }
 
   /** The memories mem0 finds for a task (its hybrid score), by memrl id. */

@@ -19,7 +19,7 @@ import type { Experience, FinishedEpisode, MethodContext, MethodInstance, Method
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { experienceText } from './experience.js';
-import type { Mem0Bridge, Mem0Experience, Mem0Op, Mem0Record } from './mem0-bridge.js';
+import type { Mem0Bridge, Mem0Experience } from './mem0-bridge.js';
 
 const section = z
   .object({
@@ -50,7 +50,6 @@ export type Mem0Settings = z.output<typeof section>;
 type Mem0ExperienceJson = Experience & Mem0Experience;
 
 class Mem0Method implements MethodInstance {
-  private readonly byId = new Map<string, Mem0Op>();
   private readonly limit: number;
 
   constructor(
@@ -75,29 +74,12 @@ class Mem0Method implements MethodInstance {
     for (const task of tasks) {
       const hits = this.limit < 1 ? [] : await this.bridge.search(task, this.limit, this.settings.threshold ?? 0, query.signal);
       const memories: InjectedMemory[] = hits.map((h) => {
-        const rec = this.record(h.id);
-        const op = this.op(rec.op);
-        return { id: h.id, key: op.key, success: op.success, taskId: op.taskId, content: rec.content, q: 0, sim: h.score };
+        const { memory, op } = this.bridge.get(h.id);
+        return { id: h.id, key: op.key, success: op.success, taskId: op.taskId, content: memory.content, q: 0, sim: h.score };
       });
       out.push({ memories, fields: { retrievedIds: memories.map((m) => m.id), retrievedSim: memories.map((m) => m.sim), explored: false } });
     }
     return out;
-  }
-
-  private record(id: string): Mem0Record {
-    const rec = this.bridge.memories.find((m) => m.id === id);
-    if (!rec) throw new Error(`mem0 memory ${id} found but not recorded`);
-    return rec;
-  }
-
-  private op(id: string): Mem0Op {
-    let op = this.byId.get(id);
-    if (!op) {
-      for (const o of this.bridge.ops) this.byId.set(o.id, o);
-      op = this.byId.get(id);
-    }
-    if (!op) throw new Error(`mem0 experience ${id} not recorded`);
-    return op;
   }
 
   async learn(ep: FinishedEpisode): Promise<Mem0ExperienceJson> {
@@ -124,7 +106,7 @@ class Mem0Method implements MethodInstance {
 
   records(): MemoryRecord[] {
     return this.bridge.memories.map((m) => {
-      const op = this.op(m.op);
+      const { op } = this.bridge.get(m.id);
       return {
         id: m.id,
         key: op.key,

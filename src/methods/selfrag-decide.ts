@@ -11,8 +11,7 @@
 import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';
 import { loadTemplate, render } from '../util/template.js';
-
-export const PROMPT_DIR = 'src/methods/prompts';
+import { METHOD_PROMPT_DIR } from './experience.js';
 
 export const SELFRAG_TEMPLATES = {
   gateSystem: 'selfrag-gate-system.md',
@@ -164,8 +163,8 @@ function clip(text: string, n: number): string {
 }
 
 function messages(system: string, user: string, vars: Record<string, string>, promptDir?: string): ChatRequest['messages'] {
-  const sys = loadTemplate(PROMPT_DIR, system, promptDir);
-  const usr = loadTemplate(PROMPT_DIR, user, promptDir);
+  const sys = loadTemplate(METHOD_PROMPT_DIR, system, promptDir);
+  const usr = loadTemplate(METHOD_PROMPT_DIR, user, promptDir);
   return [
     { role: 'system', content: render(sys.text, vars, sys.path).trimEnd() },
     { role: 'user', content: render(usr.text, vars, usr.path).trimEnd() },

@@ -23,7 +23,7 @@ import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
 import { mapPool } from '../util/pool.js';
-import { askDecision, askGate, PROMPT_DIR, type DecisionCalls, type DocLabel } from './selfrag-decide.js';
+import { askDecision, askGate, type DecisionCalls, type DocLabel } from './selfrag-decide.js';
 import { experienceText } from './experience.js';
 
 export const RETRIEVAL_MODES = ['adaptive', 'always', 'never'] as const;
@@ -273,5 +273,3 @@ export const selfrag: MethodModule<SelfRagSettings | undefined> = {
   configSection: section,
   create: (ctx) => new SelfRag(ctx),
 };
-
-export { PROMPT_DIR as SELFRAG_PROMPT_DIR };

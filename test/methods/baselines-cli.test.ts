@@ -140,8 +140,11 @@ describe.each([
     expect(last.stderr).toMatch(/done: 3\/3/);
     const dir = onlyRun(out, 'hle');
     expect(finalState(dir)).toEqual(finalState(live));
-    const resumes = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).resumes as unknown[];
+    const resumes = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).resumes as { journaled: number }[];
     expect(resumes).toHaveLength(3);
+    // Journaled episodes were taken over: each recomputed retrieval (and Self-RAG's record) matched.
+    expect(resumes.some((x) => x.journaled > 0)).toBe(true);
+    expect(readFileSync(join(dir, 'log.jsonl'), 'utf8')).not.toContain('journal_mismatch');
   });
 });
 
