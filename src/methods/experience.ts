@@ -1,13 +1,15 @@
 /**
  * The text Self-RAG and Mem0 store for a finished episode, as their reference
  * implementations do: the task, its trajectory (code / SQL / actions) and how the
- * evaluation ended. A template (prompts/experience.md), overridable with memrl.prompt_dir.
+ * evaluation ended. A template (experience.md) in the `memory` prompt namespace, beside
+ * the memory writer's, so a prompt pack's memory/ folder overrides it like theirs.
  */
 import type { Outcome } from '../core/outcome.js';
+import { DEFAULT_PROMPT_DIR } from '../memory/writer.js';
 import { loadTemplate, render } from '../util/template.js';
 
-/** The methods' own templates (memrl.prompt_dir overrides them by file name). */
-export const METHOD_PROMPT_DIR = 'src/methods/prompts';
+/** The methods' templates sit in the `memory` namespace (src/memory/prompts). */
+export const METHOD_PROMPT_DIR = DEFAULT_PROMPT_DIR;
 export const EXPERIENCE_TEMPLATE = 'experience.md';
 
 /** "success (pass)" / "failure (runtime_error: NameError ...)": the verdict and its first error line. */

@@ -6,7 +6,8 @@
  * asked again, up to the configured number of attempts; what happens when none parses
  * (fall back to plain top-k, or inject nothing) is the caller's choice.
  *
- * Prompts are template files under src/methods/prompts/ (memrl.prompt_dir overrides them).
+ * Prompts are template files in the `memory` namespace (src/memory/prompts/selfrag-*.md),
+ * overridden by a prompt pack's memory/ folder.
  */
 import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';

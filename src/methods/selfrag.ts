@@ -3,7 +3,7 @@
  * main LLM drives retrieval, no separately trained Self-RAG model.
  *
  * Memory: every finished training episode, stored as its task, trajectory and result
- * (prompts/experience.md), embedded with the run's embedder and tagged with benchmark,
+ * (src/memory/prompts/experience.md), embedded with the run's embedder and tagged with benchmark,
  * epoch, phase and success. Retrieval, per task: the top-k stored experiences by cosine
  * similarity of the task text to the stored text; then by `retrieval_mode`:
  *   always   inject the top-k;

@@ -13,6 +13,7 @@ import { OpenAIChatModel } from '../../src/llm/openai.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { clampForMem0, pinDates, MAX_MEM0_CHARS } from '../../src/methods/mem0-bridge.js';
 import { mem0, type Mem0Settings } from '../../src/methods/mem0.js';
+import { REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
 import { Rng } from '../../src/util/rng.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
@@ -61,6 +62,7 @@ async function create(s: OpenAITestServer, settings: Partial<Mem0Settings>, rest
     buildStrategy: 'trajectory',
     model: new OpenAIChatModel({ apiKey: 'sk-test-mem0', baseURL: s.url, model: 'chat-1', maxRetries: 0 }),
     embedder: new OpenAIEmbedder({ apiKey: 'sk-test-mem0', baseURL: s.url, model: 'embed-1', maxRetries: 0 }),
+    fidelity: REFERENCE_FIDELITY,
     log: pino({ level: 'silent' }),
     ...(restored ? { restored } : {}),
   });

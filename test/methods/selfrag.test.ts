@@ -13,6 +13,7 @@ import { OpenAIChatModel } from '../../src/llm/openai.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { askDecision, askGate, extractJsonObject, parseDecision, parseGate, UnparseableReply } from '../../src/methods/selfrag-decide.js';
 import { selfrag, type SelfRagSettings } from '../../src/methods/selfrag.js';
+import { REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
 import { errorReply, startOpenAIServer, type ChatHandler, type OpenAITestServer } from '../helpers/openai-server.js';
 
 let srv: OpenAITestServer | undefined;
@@ -107,6 +108,7 @@ async function withMemory(model: OpenAIChatModel, settings: Partial<SelfRagSetti
     buildStrategy: 'trajectory',
     model,
     embedder: new LocalNgramEmbedder(),
+    fidelity: REFERENCE_FIDELITY,
     log: pino({ level: 'silent' }),
   });
   await method.prepare!(TASKS);
@@ -204,7 +206,8 @@ describe('Self-RAG retrieval, recorded in the row', () => {
       buildStrategy: 'trajectory',
       model,
       embedder: new LocalNgramEmbedder(),
-      log: pino({ level: 'silent' }),
+      fidelity: REFERENCE_FIDELITY,
+    log: pino({ level: 'silent' }),
       restored: JSON.parse(JSON.stringify(method.snapshot())),
     });
     await again.prepare!(TASKS);
