@@ -3,10 +3,11 @@
  * user runs them: HLE (the committed fixture) and BCB (two tasks, bubblewrap sandbox);
  * `--replay` gives the same outcomes, metrics and memories with zero calls; a run
  * killed at the runner's narrow windows and resumed ends where the uninterrupted run
- * does; bad settings fail in one line naming the key; `memrl table --paper`, `report`
+ * does; a prompt pack overrides Self-RAG's prompts; bad settings fail in one line naming
+ * the key; `memrl table --paper`, `report`
  * and `compare` show all eight methods, in the paper's order.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
@@ -166,6 +167,32 @@ describe('BCB (two tasks, sandboxed tests)', () => {
     if (method === 'selfrag') expect(epoch2.every((x) => (x.extra?.retrieval as { candidates: unknown[] }).candidates.length > 0)).toBe(true);
     else expect(epoch2.every((x) => x.retrievedIds.length > 0)).toBe(true);
   }, 240_000);
+});
+
+describe("Self-RAG's prompts are in the memory namespace of prompt packs", () => {
+  it('a pack overrides the gate prompt: other requests, same run otherwise; a bad placeholder is refused before the run', () => {
+    const pack = join(work, 'pack');
+    mkdirSync(join(pack, 'memory'), { recursive: true });
+    writeFileSync(join(pack, 'memory', 'selfrag-gate-system.md'), 'Decide whether to look at past attempts. Reply {"should_retrieve": true} or false, as JSON.\n');
+    const args = (out: string, extra: string[] = []) => ['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', 'selfrag', '--epochs', '2', '--output-dir', out, ...extra];
+    expect(memrl(args('plain')).code).toBe(0);
+    expect(memrl(args('packed', ['--prompts', pack])).code).toBe(0);
+    const gateKeys = (out: string): Set<string> =>
+      new Set(
+        lines(join(onlyRun(out, 'hle'), 'responses.jsonl'))
+          .map((l) => JSON.parse(l) as { k: string; tags?: { purpose?: string } })
+          .filter((e) => e.tags?.purpose === 'selfrag-gate')
+          .map((e) => e.k),
+      );
+    const [plain, packed] = [gateKeys('plain'), gateKeys('packed')];
+    expect(packed.size).toBeGreaterThan(0);
+    expect([...packed].some((k) => plain.has(k))).toBe(false);
+    expect(JSON.parse(readFileSync(join(onlyRun('packed', 'hle'), 'run.json'), 'utf8')).prompts.overrides).toEqual(['memory/selfrag-gate-system.md']);
+    writeFileSync(join(pack, 'memory', 'selfrag-decision-user.md'), 'The candidates: {{candidates}}\n');
+    const bad = memrl(args('badpack', ['--prompts', pack]));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/selfrag-decision-user\.md: placeholder \{\{candidates\}\} is not filled by memrl .*available: \{\{input\}\}/);
+  });
 });
 
 describe('bad settings fail in one line naming the key', () => {
