@@ -74,7 +74,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'fidelity',
-    description: "replay vectors recorded from the reference code (parsers, scorers, memory contexts) through memrl's functions; agreement per file",
+    description: "replay input → output vectors recorded from the reference code through memrl's own functions; agreement per file",
     registry: true,
     register: async (p, r) => (await import('./commands/fidelity.js')).registerFidelityCommand(p, r),
   },

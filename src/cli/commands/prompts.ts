@@ -10,7 +10,7 @@ import type { Registry } from '../../app/registry.js';
 import { withExamples } from '../help.js';
 
 export function registerPromptsCommand(program: Command, registry: Registry): void {
-  const prompts = program.command('prompts').description('list prompt templates; write or import prompt packs');
+  const prompts = program.command('prompts').description("list prompt templates; export memrl's as a pack, or import the reference's from a MemRL checkout");
 
   withExamples(
     prompts
