@@ -32,6 +32,12 @@ export interface InjectedMemory extends InjectedMemoryHint {
   content: string;
   q: number;
   sim: number;
+  /**
+   * Set by the reflection baseline: this is the task's own previous attempt, not a
+   * retrieved memory. `content` is a generic note on it; a benchmark that knows the
+   * reference's note for it builds that from the attempt's trajectory instead.
+   */
+  attempt?: { trajectory: string };
 }
 
 export interface EpisodeContext {

@@ -46,6 +46,7 @@ export class EngineMemory {
   private readonly writer: MemoryWriter | undefined;
   private readonly embedder: Embedder;
   private readonly benchmark: string;
+  private readonly log: MethodContext['log'];
 
   constructor(ctx: MethodContext, opts: { engine: MemoryMethod; writes: boolean; buildStrategy?: BuildStrategy }) {
     const restored = ctx.restored as EngineState | undefined;
@@ -53,8 +54,17 @@ export class EngineMemory {
     this.engine = restored ? MemoryEngine.restore(restored) : new MemoryEngine({ ...ctx.params, method: opts.engine });
     this.embedder = ctx.embedder;
     this.benchmark = ctx.benchmark;
+    this.log = ctx.log;
+    // A method that fixes raw trajectories as its memory (rag) stores failures raw too, never a reflection.
+    const raw = opts.buildStrategy === 'trajectory' && ctx.params.updateStrategy === 'adjustment';
     this.writer = opts.writes
-      ? new MemoryWriter({ strategy: opts.buildStrategy ?? ctx.buildStrategy, updateStrategy: ctx.params.updateStrategy, model: ctx.model, promptDir: ctx.promptDir })
+      ? new MemoryWriter({
+          strategy: opts.buildStrategy ?? ctx.buildStrategy,
+          updateStrategy: raw ? 'vanilla' : ctx.params.updateStrategy,
+          model: ctx.model,
+          promptDir: ctx.promptDir,
+          fidelity: ctx.fidelity,
+        })
       : undefined;
   }
 
@@ -99,6 +109,11 @@ export class EngineMemory {
       tags: { benchmark: this.benchmark, taskId: task.id, epoch, phase: 'train' },
       signal: ep.signal,
     });
+    // No memory for this episode (validation strategy, or the reference dropping a failed script); Q still moves.
+    if (built.content === null) {
+      if (built.llmError) this.log.warn({ event: 'memory_not_written', task: task.id, epoch, err: built.llmError }, 'script call failed: no memory for this episode');
+      return { taskId: task.id, injectedIds, success: outcome.success };
+    }
     return {
       memoryId,
       taskId: task.id,

@@ -94,7 +94,7 @@ describe.skipIf(engineReq.skip)('memrl run alfworld --evaluator docker', () => {
   }, 120_000);
 });
 
-/** A scripted agent: no parseable action on turn 0 (run as `look`), `look` after; `onTurn` runs before each reply. */
+/** A scripted agent: no action on turn 0 (the reference sends the reply as it is), `look` after; `onTurn` runs before each reply. */
 function scripted(onTurn: (req: ChatRequest) => Promise<void>): ChatModel {
   return {
     label: 'scripted',
@@ -169,7 +169,7 @@ describe.each(['local', 'docker'] as const)('ALFWorld run with the %s bridge kil
         expect(x.status).toBe('fail');
         expect(x.steps).toBe(4);
       }
-      // Turn 0 had no parseable action: run as `look`, counted in every row.
+      // Turn 0 had no action (sent as it is, "Nothing happened."): counted in every row.
       for (const x of r) expect(x.extra.unparsedActions).toBe(1);
       const metrics = json(join(root, `killed-${transport}`, 'metrics.json'));
       expect(metrics.train.epochs.map((e: { errors: number }) => e.errors)).toEqual([1, 0]);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../util/errors.js';
 import type { Benchmark } from '../../core/benchmark.js';
+import type { Fidelity } from '../../util/fidelity.js';
 import type { DockerSettings, ResolvedConfig } from '../../config/types.js';
 import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, type AlfworldSettings } from './config.js';
 import { BridgeFault, BridgePool, BridgeRequestError, containerBridgeTransport, type AlfworldEnvKind, type BridgeOptions } from './bridge-client.js';
@@ -27,6 +28,8 @@ export interface AlfworldBenchmarkOptions {
   temperature: number;
   maxTokens?: number;
   promptDir?: string;
+  /** The run's fidelity switches (default: the reference's behaviour). */
+  fidelity?: Fidelity;
 }
 
 export type AlfworldBenchmark = Benchmark<AlfworldTask> & { pool: BridgePool; close(): Promise<void> };
@@ -91,6 +94,7 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
         temperature: opts.temperature,
         maxTokens: opts.maxTokens,
         promptDir: opts.promptDir,
+        fidelity: opts.fidelity,
         sim,
       });
     },
@@ -144,5 +148,6 @@ export function createAlfworldRun(a: AlfworldSettings, cfg: ResolvedConfig<Alfwo
     temperature: cfg.llm.temperature,
     maxTokens: cfg.llm.maxTokens ?? undefined,
     promptDir: packNamespace(cfg.run.prompts, 'alfworld'),
+    fidelity: cfg.fidelity,
   });
 }

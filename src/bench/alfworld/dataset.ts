@@ -1,7 +1,7 @@
 /**
  * ALFWorld games as memrl tasks: the train split and one validation split, listed
- * through the bridge. A task's retrieval key is its first observation without the
- * welcome banner (the room and the task sentence).
+ * through the bridge. A task's retrieval key is its task description: the first
+ * observation without the welcome banner (the room and the task sentence).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ export interface AlfworldTask extends TaskBase {
   index: number;
   gameFile: string;
   taskType: string;
-  /** The first observation, banner included (what the model sees, banner removed). */
+  /** The first observation, banner included (the model sees taskDescription() of it). */
   observation: string;
 }
 
@@ -51,9 +51,14 @@ export interface ExampleMessage {
 
 export type FewShotExamples = Record<string, ExampleMessage[]>;
 
-/** Drops TextWorld's "-= Welcome to TextWorld, ALFRED! =-" banner. */
-export function stripBanner(observation: string): string {
-  return observation.replace(/^\s*-=[^\n]*=-\s*/, '').trim();
+/**
+ * The task description the agent and the memory see: the first observation without its
+ * first paragraph (TextWorld's "-= Welcome to TextWorld, ALFRED! =-" banner), paragraphs
+ * joined by single newlines, as the reference's runner cuts it
+ * (alfworld_rl_runner.py:AlfworldRunner._sample_from_batch).
+ */
+export function taskDescription(observation: string): string {
+  return observation.split('\n\n').slice(1).join('\n');
 }
 
 /** Reads the examples file: a list of {task, example: [messages]}; every task type must have one. */
@@ -105,13 +110,14 @@ function taskId(split: AlfworldSplit, gameFile: string): string {
 
 function toTask(split: AlfworldSplit, g: GameInfo): AlfworldTask {
   const observation = g.observation ?? '';
-  return { id: taskId(split, g.game_file), key: stripBanner(observation), split, index: g.index, gameFile: g.game_file, taskType: g.task_type, observation };
+  return { id: taskId(split, g.game_file), key: taskDescription(observation), split, index: g.index, gameFile: g.game_file, taskType: g.task_type, observation };
 }
 
 /** A seeded sample of `ratio` of the items, in their original order. */
 function sample<T>(items: T[], ratio: number, seed: number): T[] {
   if (ratio >= 1) return items;
-  const n = Math.max(1, Math.round(items.length * ratio));
+  // int(n * ratio), as the reference counts them (at least one game).
+  const n = Math.max(1, Math.floor(items.length * ratio));
   const rng = new Rng(`alfworld-dataset:${seed}`);
   const idx = items.map((_, i) => i);
   for (let i = idx.length - 1; i > 0; i--) {

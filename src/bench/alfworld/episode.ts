@@ -1,19 +1,27 @@
 /**
- * One ALFWorld episode, ReAct style: the model answers "Thought: … / Action: …"
- * each turn; the action goes to the environment through a bridge; the
- * observation comes back as the next user message. At most maxSteps actions;
- * success = the environment reports won.
+ * One ALFWorld episode, ReAct style, as the reference's runner plays one game slot
+ * (memrl/run/alfworld_rl_runner.py:AlfworldRunner._sample_from_batch with
+ * memrl/agent/memp_agent.py:MempAgent.act): the model answers "Thought: … / Action: …",
+ * the action goes to the environment through a bridge, the observation opens the next
+ * turn. At most maxSteps actions; the game ends when the environment says done; success
+ * = the environment reports won. The trajectory memory stores is the conversation
+ * itself, as Python prints the message list (what the reference stores and parses back).
  */
 import { errorMessage } from '../../util/errors.js';
-import { formatMemoryBlock } from '../memory-context.js';
-import { loadTemplate, render } from '../../util/template.js';
-import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
+import { REFERENCE_FIDELITY, type Fidelity } from '../../util/fidelity.js';
+import { ReplayMissError } from '../../llm/cache.js';
+import { ProviderError } from '../../llm/errors.js';
+import { ZERO_USAGE, type ChatMessage, type ChatModel, type TokenUsage } from '../../llm/types.js';
 import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
 import { BridgeFault, BridgeRequestError, type BridgePool, type ResetReply } from './bridge-client.js';
-import { EXAMPLE_FOR, stripBanner, type AlfworldTask, type FewShotExamples, type TaskType } from './dataset.js';
+import { taskDescription, type AlfworldTask, type FewShotExamples } from './dataset.js';
+import { actTurn, observationMessage, sendable } from './action.js';
+import { AlfworldPrompts, MemoryFormatError, openingMessages } from './messages.js';
+import { reprMessages } from './pytext.js';
 import type { SimChannel } from './sim-player.js';
+import { ACTION_PARSE, LLM_ERROR } from './switches.js';
 
-export const ALFWORLD_PROMPT_DIR = 'src/bench/alfworld/prompts';
+export { ALFWORLD_PROMPT_DIR } from './messages.js';
 
 export interface AlfworldEpisodeOptions {
   pool: BridgePool;
@@ -22,47 +30,10 @@ export interface AlfworldEpisodeOptions {
   temperature: number;
   maxTokens?: number;
   promptDir?: string;
+  /** Switch settings (default: every switch at the reference's behaviour). */
+  fidelity?: Fidelity;
   /** Shared with the sim player: the expert plan never enters a prompt. */
   sim?: SimChannel;
-}
-
-export interface ParsedReply {
-  thought: string;
-  /** null when the reply has no "Action:" line with text. */
-  action: string | null;
-}
-
-/** Reads "Thought: …" and the first "Action: …" line; normalises the action (lowercase, single spaces, no quotes or final period). */
-export function parseReply(text: string): ParsedReply {
-  const thought = /^\s*Thought\s*:\s*(.*)$/im.exec(text)?.[1]?.trim() ?? '';
-  const m = /^\s*[*_`]*Action[*_`]*\s*:\s*(.+)$/im.exec(text);
-  if (!m) return { thought, action: null };
-  const action = (m[1] as string)
-    .trim()
-    .replace(/^[\s`"'*]+|[\s`"'*]+$/g, '')
-    .replace(/\.$/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return { thought, action: action || null };
-}
-
-export function exampleFor(taskType: string, examples: FewShotExamples): ChatMessage[] {
-  const name = EXAMPLE_FOR[taskType as TaskType] ?? 'put';
-  return (examples[name] ?? []).map((m) => ({ role: m.role, content: m.content }));
-}
-
-/** The opening messages: rules, memories (own system message), the example, the task. */
-export function openingMessages(task: AlfworldTask, firstObservation: string, ctx: Pick<EpisodeContext, 'memories'>, opts: AlfworldEpisodeOptions): ChatMessage[] {
-  const sys = loadTemplate(ALFWORLD_PROMPT_DIR, 'system.md', opts.promptDir);
-  const kind = EXAMPLE_FOR[task.taskType as TaskType] ?? 'put';
-  const messages: ChatMessage[] = [{ role: 'system', content: render(sys.text, { maxSteps: opts.maxSteps, taskKind: kind }, sys.path).trimEnd() }];
-  const memory = formatMemoryBlock(ctx.memories, { templateDir: ALFWORLD_PROMPT_DIR, promptDir: opts.promptDir });
-  if (memory) messages.push({ role: 'system', content: memory });
-  messages.push(...exampleFor(task.taskType, opts.examples));
-  const t = loadTemplate(ALFWORLD_PROMPT_DIR, 'task.md', opts.promptDir);
-  messages.push({ role: 'user', content: render(t.text, { observation: stripBanner(firstObservation) }, t.path).trimEnd() });
-  return messages;
 }
 
 export interface TranscriptTurn {
@@ -78,24 +49,29 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
 }
 
-/** What memory stores: the task, then the actions and observations. */
-export function alfworldTrajectory(task: AlfworldTask, turns: readonly TranscriptTurn[], won: boolean): string {
-  const lines = [`Task: ${task.key}`, ''];
-  for (const t of turns) lines.push(`> ${t.action}`, t.observation);
-  lines.push('', won ? 'Result: task completed.' : 'Result: task not completed.');
-  return lines.join('\n');
+/** A failed call the reference would have survived as "No response." (not a cancelled run, a replay miss or a dead endpoint). */
+function survivable(err: unknown, model: ChatModel, signal: AbortSignal): boolean {
+  if (signal.aborted || !(err instanceof ProviderError) || err instanceof ReplayMissError || err.reason === 'aborted') return false;
+  return (model as { fatal?: unknown }).fatal === undefined;
 }
 
 export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext, opts: AlfworldEpisodeOptions): Promise<Outcome> {
+  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
+  const memrlParse = fidelity.memrl(ACTION_PARSE);
+  const failOnModelError = fidelity.memrl(LLM_ERROR);
+  const prompts = new AlfworldPrompts(opts.promptDir);
   const expert = ctx.model.simulated && opts.sim !== undefined;
   const simKey = `${task.id}|${ctx.epoch}|${ctx.phase}`;
   const bridge = await opts.pool.acquire();
   const turns: TranscriptTurn[] = [];
+  let history: ChatMessage[] = [];
   let usage: TokenUsage = ZERO_USAGE;
   let unparsed = 0;
   let invalid = 0;
-  const base = (): Record<string, unknown> => ({ taskType: task.taskType, gameFile: task.gameFile, unparsedActions: unparsed, invalidActions: invalid, transcript: turns });
-  const kept = () => ({ steps: turns.length, trajectory: alfworldTrajectory(task, turns, false), usage, extra: base() });
+  let modelErrors = 0;
+  const trajectory = (): string => reprMessages(history.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) })));
+  const base = (): Record<string, unknown> => ({ taskType: task.taskType, gameFile: task.gameFile, unparsedActions: unparsed, invalidActions: invalid, modelErrors, transcript: turns });
+  const kept = () => ({ steps: turns.length, trajectory: trajectory(), usage, extra: base() });
   const fault = (what: string, err: unknown): never => {
     ctx.log.error({ event: 'alfworld_bridge_fault', task: task.id, epoch: ctx.epoch, phase: ctx.phase, what, err: errorMessage(err) }, 'bridge fault');
     throw new EpisodeFault('harness', 'bridge_failed', `bridge failed during ${what}: ${errorMessage(err)}`, kept(), { cause: err });
@@ -109,14 +85,24 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
       throw err;
     }
     if (expert) opts.sim!.set(simKey, { plan: reset.expert_plan ?? [], admissible: reset.admissible_commands });
-    const messages = openingMessages(task, reset.observation, ctx, opts);
+    try {
+      history = openingMessages({ task: taskDescription(reset.observation), taskType: task.taskType, memories: ctx.memories, examples: opts.examples }, prompts);
+    } catch (err) {
+      if (err instanceof MemoryFormatError) throw new EpisodeFault('harness', 'memory_format', err.message, kept(), { cause: err });
+      throw err;
+    }
+    // The first observation is in the task message; later ones open each turn.
+    let observation = '';
     let won = false;
-    for (let turn = 0; turn < opts.maxSteps && !won; turn++) {
-      let reply;
+    let done = false;
+    for (let turn = 0; turn < opts.maxSteps && !done; turn++) {
+      const first = turn === 0;
+      const pending = first ? [] : [observationMessage(observation)];
+      let text: string | null = null;
       try {
-        reply = await ctx.model.chat(
+        const reply = await ctx.model.chat(
           {
-            messages: [...messages],
+            messages: sendable([...history, ...pending]),
             temperature: opts.temperature,
             maxTokens: opts.maxTokens,
             tags: { benchmark: 'alfworld', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'act', turn },
@@ -124,33 +110,45 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
           },
           ctx.signal,
         );
+        usage = addUsage(usage, reply.usage);
+        text = reply.text;
       } catch (err) {
-        throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, kept(), { cause: err });
+        if (failOnModelError || !survivable(err, ctx.model, ctx.signal)) {
+          throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, kept(), { cause: err });
+        }
+        if ((err as ProviderError).reason === 'empty') {
+          // memrl's client refuses an empty reply; the reference's provider returns "".
+          text = '';
+        } else {
+          // The reference's agent swallows the failure: "No response." and a look.
+          modelErrors += 1;
+          ctx.log.warn({ event: 'alfworld_model_error', task: task.id, epoch: ctx.epoch, phase: ctx.phase, turn, err: errorMessage(err) }, 'model call failed; the turn runs look');
+        }
       }
-      usage = addUsage(usage, reply.usage);
-      const parsed = parseReply(reply.text);
-      if (parsed.action === null) unparsed += 1;
-      const action = parsed.action ?? 'look';
-      let step;
+      const step = actTurn(text, observation, first, memrlParse);
+      history.push(...step.appended);
+      if (step.unparsed) unparsed += 1;
+      let result;
       try {
-        step = await bridge.step(action, expert);
+        result = await bridge.step(step.envAction, expert);
       } catch (err) {
         if (err instanceof BridgeFault || err instanceof BridgeRequestError) return fault(`step ${turn + 1}`, err);
         throw err;
       }
-      if (expert) opts.sim!.set(simKey, { plan: step.expert_plan ?? [], admissible: step.admissible_commands });
-      if (/^nothing happens?\.?$/i.test(step.observation.trim()) || step.observation.trim() === 'Nothing happened.') invalid += 1;
-      won = step.won;
-      turns.push({ turn, reply: reply.text, action, parsed: parsed.action !== null, observation: step.observation, won });
-      messages.push({ role: 'assistant', content: reply.text.trim() });
-      messages.push({ role: 'user', content: `Observation: ${step.observation}` });
+      if (expert) opts.sim!.set(simKey, { plan: result.expert_plan ?? [], admissible: result.admissible_commands });
+      if (/^nothing happens?\.?$/i.test(result.observation.trim()) || result.observation.trim() === 'Nothing happened.') invalid += 1;
+      won = result.won;
+      done = result.done || won;
+      observation = result.observation;
+      turns.push({ turn, reply: text ?? '', action: step.envAction, parsed: !step.unparsed, observation, won });
     }
     return {
       status: won ? 'pass' : 'fail',
       success: won,
       steps: turns.length,
       answer: turns.at(-1)?.action,
-      trajectory: alfworldTrajectory(task, turns, won),
+      // The conversation up to the last reply: the last observation never entered it.
+      trajectory: trajectory(),
       usage,
       extra: { ...base(), won },
     };

@@ -6,6 +6,8 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { pythonVersion, settle } from '../../doctor/probes.js';
 import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { ALFWORLD_REFERENCE_PROMPTS } from './reference-prompts.js';
+import { ALFWORLD_SWITCHES } from './switches.js';
 
 export const alfworld: BenchmarkModule<AlfworldSettings> = {
   kind: 'benchmark',
@@ -30,7 +32,13 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
     '--evaluator':
       'where the Python bridge runs: local = a python3 child process, docker = one container per bridge from memrl.evaluator.docker.images.alfworld (default: memrl.evaluator.backend, else local)',
   },
-  keys: { reads: ['environment.', 'experiment.few_shot_path', 'experiment.max_steps', 'experiment.dataset_ratio'] },
+  keys: { reads: ['environment.', 'experiment.few_shot_path', 'experiment.max_steps', 'experiment.dataset_ratio', 'experiment.valid_interval'] },
+  // The reference validates before section 1 whatever valid_interval says, then after
+  // every section n with valid_interval > 0 and n % valid_interval == 0 (0: never again).
+  validInterval: (tree) => tree.experiment.valid_interval,
+  fidelitySwitches: ALFWORLD_SWITCHES,
+  referencePrompts: ALFWORLD_REFERENCE_PROMPTS,
+  fidelityTargets: async () => (await import('./fidelity.js')).ALFWORLD_FIDELITY_TARGETS,
   images: [
     {
       key: 'alfworld',
