@@ -157,7 +157,7 @@ export const ExperimentSchema = z
       .default(32)
       .describe('Tasks per batch: all tasks of a batch retrieve from the same memory; updates are committed at the batch barrier. CLI: --batch-size.'),
     max_steps: int((n) => n.min(1)).default(30).describe('LLB, ALFWorld: maximum turns per episode.'),
-    valid_interval: int((n) => n.min(0)).default(1).describe('LLB: validate every N epochs; 0 = never.'),
+    valid_interval: int((n) => n.min(0)).default(1).describe('LLB and ALFWorld: validate after every N-th epoch (those with epoch % N == 0); 0 = never after an epoch (LLB: no validation at all; ALFWorld: only the pass before training).'),
     test_interval: int((n) => n.min(0)).default(1).describe('Inert: never read by the reference.'),
     dataset_ratio: num(z.number().gt(0).max(1)).default(0.7).describe('HLE, ALFWorld: fraction of the data used.'),
     few_shot_path: z.string().default('data/alfworld/alfworld_examples.json').describe('ALFWorld: few-shot examples file.'),
