@@ -6,11 +6,16 @@ import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
 import { bcbGoldCheck } from './gold-command.js';
+import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
+import { BCB_SWITCHES } from './switches.js';
 
 export const bcb: BenchmarkModule<BcbSettings> = {
   kind: 'benchmark',
   name: 'bcb',
   promptTemplates: 'src/bench/bcb/prompts',
+  referencePrompts: BCB_REFERENCE_PROMPTS,
+  fidelitySwitches: BCB_SWITCHES,
+  fidelityTargets: async () => (await import('./fidelity.js')).bcbFidelityTargets,
   displayName: 'BigCodeBench',
   description:
     'BigCodeBench: generate code per task, run its unit tests in the sandbox, learn from the outcome.\n' +
