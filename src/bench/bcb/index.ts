@@ -22,7 +22,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
     'Without --config it runs the built-in quickstart: the offline sim model and the local embedder.',
   examples: [
     'memrl run bcb --epochs 3 --limit 50                      # offline quickstart: sim model, real tests',
-    'memrl run bcb --model gpt-4o-mini --subset hard --epochs 10   # OpenAI (OPENAI_API_KEY), the paper\'s split',
+    'memrl run bcb --model gpt-4o-mini --epochs 10                # OpenAI (OPENAI_API_KEY), the full subset and the paper\'s split',
     'memrl run bcb --base-url http://127.0.0.1:8000/v1 --model Qwen2.5-7B-Instruct --api-key-env VLLM_KEY',
     'memrl run bcb --resume results/bcb/<run-id>              # continue an interrupted run',
   ],

@@ -29,8 +29,8 @@ export const hleSection = z
     num_train: int((n) => n.min(1))
       .nullable()
       .default(null)
-      .describe('HLE: cap on training questions, taken round-robin across categories (not the first categories only); null = all. CLI: --num-train.'),
-    num_valid: int((n) => n.min(1)).nullable().default(null).describe('HLE: cap on validation questions, round-robin across categories; null = all. CLI: --num-valid.'),
+      .describe('HLE: cap on training questions: the first N, so the first categories as in the reference (one of each category in turn with hle.round-robin=memrl); null = all. CLI: --num-train.'),
+    num_valid: int((n) => n.min(1)).nullable().default(null).describe('HLE: cap on validation questions, taken like num_train; null = all. CLI: --num-valid.'),
     judge: z
       .object({
         provider: z.enum(['openai', 'sim']).nullable().default(null).describe('HLE judge: openai or sim; null = the same provider as llm.'),
@@ -105,8 +105,8 @@ export const hleFlags: readonly FlagDef[] = [
     snake: '--train_valid_split',
     path: ['experiment', 'train_valid_split'],
   },
-  { flags: '--num-train <n>', description: 'cap on training questions, taken round-robin across categories (default: memrl.hle.num_train, else all)', parse: positiveInt, snake: '--num_train', path: ['memrl', 'hle', 'num_train'] },
-  { flags: '--num-valid <n>', description: 'cap on validation questions, round-robin across categories (default: memrl.hle.num_valid, else all)', parse: positiveInt, snake: '--num_valid', path: ['memrl', 'hle', 'num_valid'] },
+  { flags: '--num-train <n>', description: 'cap on training questions: the first N, category after category (round-robin with hle.round-robin=memrl) (default: memrl.hle.num_train, else all)', parse: positiveInt, snake: '--num_train', path: ['memrl', 'hle', 'num_train'] },
+  { flags: '--num-valid <n>', description: 'cap on validation questions, taken like --num-train (default: memrl.hle.num_valid, else all)', parse: positiveInt, snake: '--num_valid', path: ['memrl', 'hle', 'num_valid'] },
   {
     flags: '--judge-model <name>',
     description: 'model of the judge that grades answers (default: memrl.hle.judge.model, else gpt-4o-2024-08-06; sim when the provider is sim)',
