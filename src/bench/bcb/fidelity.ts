@@ -8,7 +8,7 @@ import { packNamespace } from '../../util/template.js';
 import { EXTRACT_SWITCH, extractCode, extractCodeReference } from './extract.js';
 import { BcbMemoryOutcomeError, bcbMemoryShape, buildBcbMemoryContext, pyStr, type BcbMemoryRecord } from './memory-context.js';
 import { prepareBcbCode } from './prepare.js';
-import { pyLen, pyStrip } from './python-text.js';
+import { pyLen, pyStrip, pyTruthy as truthy } from './python-text.js';
 import { SANITIZE_SWITCH } from './switches.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -29,13 +29,6 @@ const extractTarget: FidelityTarget = {
   },
 };
 
-/** Python truthiness of a JSON value. */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (isObject(v)) return Object.keys(v).length > 0;
-  return true;
-}
 
 /** One recorded candidate as the reference's formatter reads it. */
 function recordOf(c: unknown): BcbMemoryRecord {

@@ -19,7 +19,7 @@
  * budget // n is cut to that many characters, wrapper included, and "..." appended.
  */
 import { loadTemplate, render } from '../../util/template.js';
-import { PY_WS, pyIgnoreCase, pyLen, pySlice, pyStrip } from './python-text.js';
+import { PY_WS, pyIgnoreCase, pyLen, pySlice, pyStrip, pyTruthy as truthy } from './python-text.js';
 
 export const BCB_PROMPT_DIR = 'src/bench/bcb/prompts';
 
@@ -64,13 +64,6 @@ const REFLECTION = new RegExp(`(?:^|\\n)${pyIgnoreCase('reflection')}${PY_WS}*:$
 // The reference's pattern is a raw string with doubled backslashes: it matches "task\s:\s ... \n\n" literally.
 const LEGACY_TASK_HEADER = new RegExp(`^${pyIgnoreCase('task')}\\\\s*:\\\\s*[\\s\\S]*?\\\\n\\\\n([\\s\\S]*)$`);
 
-/** Python truthiness of a JSON-like value. */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
-  return true;
-}
 
 /** Python's str() of a JSON-like scalar. */
 export function pyStr(v: unknown): string {

@@ -10,20 +10,13 @@ import { hleJudgeMessages } from './episode.js';
 import { parseJudgeReply } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, type HleMemoryRecord } from './memory-context.js';
-import { pyLen } from './python-text.js';
+import { pyLen, pyTruthy as truthy } from './python-text.js';
 import { JUDGE_VERDICT_SWITCH } from './switches.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Python truthiness of a JSON value. */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (isObject(v)) return Object.keys(v).length > 0;
-  return true;
-}
 
 function pyStr(v: unknown): string {
   if (v === true) return 'True';

@@ -13,7 +13,7 @@
  *    the first "confidence: <digits>".
  * 3. Nothing found, an empty reply, or a failed judge call: "no".
  */
-import { PY_WS, pyIgnoreCase, pyStrip } from './python-text.js';
+import { PY_WS, pyIgnoreCase, pyStrip, pyTruthy as truthy } from './python-text.js';
 
 /** The dict _hle_judge returns, without raw_judge. */
 export interface ReferenceJudgeResult {
@@ -30,13 +30,6 @@ const CORRECT_LINE = new RegExp(`${pyIgnoreCase('correct')}${PY_WS}*:${PY_WS}*($
 const CONFIDENCE_LINE = new RegExp(`${pyIgnoreCase('confidence')}${PY_WS}*:${PY_WS}*(\\d+)`);
 const INT_TEXT = new RegExp(`^${PY_WS}*[+-]?\\d+(?:_\\d+)*${PY_WS}*$`);
 
-/** Python truthiness of a JSON value. */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
-  return true;
-}
 
 /** Python's str() of a JSON value, close enough to test for a substring. */
 function pyStr(v: unknown): string {

@@ -31,3 +31,11 @@ export function pyLen(text: string): number {
 export function pySlice(text: string, n: number): string {
   return /[\uD800-\uDBFF]/.test(text) ? [...text].slice(0, n).join('') : text.slice(0, n);
 }
+
+/** Python truthiness of a JSON-like value. */
+export function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
