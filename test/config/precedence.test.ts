@@ -86,8 +86,9 @@ describe('precedence: schema defaults < benchmark defaults < YAML < flags', () =
 
 describe('BCB split file', () => {
   it('defaults to the paper\'s split for the subset', () => {
-    expect(load('').bench.splitFile).toMatch(/splits\/hard_seed42\.json$/);
-    expect(load('', { subset: 'full' }).bench.splitFile).toMatch(/splits\/full_seed123\.json$/);
+    // The default subset is full, as in the reference's run_bcb.py.
+    expect(load('').bench.splitFile).toMatch(/splits\/full_seed123\.json$/);
+    expect(load('', { subset: 'hard' }).bench.splitFile).toMatch(/splits\/hard_seed42\.json$/);
   });
 
   it('--train-ratio selects the seeded split; --split-file wins; "none" forces the seeded split', () => {

@@ -2,7 +2,7 @@
  * `memrl run hle` as a user runs it: the built bin/memrl.js (build first:
  * npx tsc -p tsconfig.json) on the committed fixtures, with the offline sim.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,9 +33,9 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
     const train = rows.filter((x) => x.phase === 'train');
     const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
-    // round(n · 0.5) per category of 3,3,3,2,3,2,2,2 questions = 12 train, 8 valid.
-    expect(manifest.dataset).toMatchObject({ train: 12, valid: 8 });
-    expect(train).toHaveLength(2 * 12);
+    // The reference rounds down: int(n · 0.5) per category of 3,3,3,2,3,2,2,2 questions = 8 train, 12 valid.
+    expect(manifest.dataset).toMatchObject({ train: 8, valid: 12 });
+    expect(train).toHaveLength(2 * 8);
     expect(rows.filter((x) => x.phase === 'valid').length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(['pass', 'fail']).toContain(row.status);
@@ -69,13 +69,31 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     expect(pick('sn')).toEqual(pick('zs'));
   }, 120_000);
 
-  it('filters categories and caps round-robin from the command line (snake_case spellings too)', () => {
+  it('filters categories and caps from the command line (snake_case spellings too): categories one after another, or round-robin with hle.round-robin=memrl', () => {
     const r = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--output-dir', 'cat']);
     expect(r.code).toBe(0);
     const rows = readOutcomeRows(join(runDir('cat'), 'outcomes.jsonl')).rows;
     const run = JSON.parse(readFileSync(join(runDir('cat'), 'run.json'), 'utf8'));
     expect(rows).toHaveLength(4);
-    expect(run.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math', 'phys', 'math', 'phys']);
+    // The reference: Math's 3 questions, then Physics (the file's order), so the cap takes the first categories.
+    expect(run.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math', 'math', 'math', 'phys']);
+
+    const rr = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--fidelity-switch', 'hle.round-robin=memrl', '--output-dir', 'cat-rr']);
+    expect(rr.code).toBe(0);
+    const runRr = JSON.parse(readFileSync(join(runDir('cat-rr'), 'run.json'), 'utf8'));
+    expect(runRr.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math', 'phys', 'math', 'phys']);
+  }, 120_000);
+
+  it("the YAML's hle_categories / hle_category_ratio apply only with hle.category-defaults=memrl (the reference's CLI defaults win)", () => {
+    writeFileSync(join(work, 'cats.yaml'), 'llm:\n  provider: sim\nembedding:\n  provider: local\nexperiment:\n  hle_categories: [Math]\n  hle_category_ratio: 0.5\n');
+    const ref = memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--output-dir', 'yaml-ref']);
+    expect(ref.code, ref.stderr).toBe(0);
+    const refRun = JSON.parse(readFileSync(join(runDir('yaml-ref'), 'run.json'), 'utf8'));
+    expect(refRun.trainTaskIds).toHaveLength(20);
+    const own = memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--fidelity-switch', 'hle.category-defaults=memrl', '--output-dir', 'yaml-own']);
+    expect(own.code, own.stderr).toBe(0);
+    const ownRun = JSON.parse(readFileSync(join(runDir('yaml-own'), 'run.json'), 'utf8'));
+    expect(ownRun.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math']);
   }, 120_000);
 
   for (const method of ['passk', 'reflection'] as const) {

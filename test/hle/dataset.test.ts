@@ -11,6 +11,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const PNG_URL = /^data:image\/png;base64,iVBORw0KGgo/;
 const base: HleLoadOptions = { trainPath: SNAPPY, categoryRatio: 1, datasetRatio: 1, trainValidSplit: 1, seed: 42 };
+/** memrl's selection: switches hle.round-robin and hle.selection-counts at memrl. */
+const MEMRL_SELECTION = { order: 'round-robin', counts: 'round' } as const;
 
 async function errorOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -91,11 +93,11 @@ describe('normalizeImage', () => {
   });
 });
 
-describe('loadHle: filters, split, caps', () => {
+describe("loadHle: memrl's selection (hle.round-robin and hle.selection-counts at memrl)", () => {
   const CATS = ['Math', 'Physics', 'Chemistry', 'Other'];
   const file = join(work, 'many.parquet');
   writeHle(file, manyRows(CATS, 10));
-  const opts = { ...base, trainPath: file };
+  const opts = { ...base, ...MEMRL_SELECTION, trainPath: file };
 
   it('is deterministic for a seed and changes with it', async () => {
     const a = await loadHle({ ...opts, trainValidSplit: 0.7 });
@@ -152,5 +154,45 @@ describe('loadHle: filters, split, caps', () => {
 
   it('says how to get the data when no file is given', async () => {
     expect(await errorOf(loadHle({ ...opts, trainPath: null }))).toMatch(/gated.*--train/);
+  });
+});
+
+describe("loadHle: the reference's selection (the default)", () => {
+  const work2 = mkdtempSync(join(tmpdir(), 'memrl-hle-ref-'));
+  afterAll(() => rmSync(work2, { recursive: true, force: true }));
+  // File order Math, Physics, Chemistry, Other: the reference keeps it (pandas groupby sort=False).
+  const CATS = ['Math', 'Physics', 'Chemistry', 'Other'];
+  const file = join(work2, 'many.parquet');
+  writeHle(file, manyRows(CATS, 10));
+  const opts = { ...base, trainPath: file };
+
+  it('sets are the categories one after another in file order, so caps take the first categories', async () => {
+    const r = await loadHle({ ...opts, trainValidSplit: 0.5, numTrain: 6 });
+    expect(r.train.map((t) => t.category)).toEqual(['Math', 'Math', 'Math', 'Math', 'Math', 'Physics']);
+    const all = await loadHle({ ...opts, trainValidSplit: 0.5 });
+    expect([...new Set(all.train.map((t) => t.category))]).toEqual(CATS);
+    expect(r.train.map((t) => t.id)).toEqual(all.train.slice(0, 6).map((t) => t.id));
+    const rr = await loadHle({ ...opts, ...MEMRL_SELECTION, trainValidSplit: 0.5, numTrain: 6 });
+    expect(rr.train.map((t) => t.category)).toEqual(['Chemistry', 'Math', 'Other', 'Physics', 'Chemistry', 'Math']);
+  });
+
+  it('rounds counts down; dataset_ratio samples the whole set, category_ratio each category', async () => {
+    const split = await loadHle({ ...opts, trainValidSplit: 0.75 });
+    for (const cat of CATS) expect(split.train.filter((t) => t.category === cat)).toHaveLength(7); // int(7.5)
+    const rounded = await loadHle({ ...opts, ...MEMRL_SELECTION, trainValidSplit: 0.75 });
+    for (const cat of CATS) expect(rounded.train.filter((t) => t.category === cat)).toHaveLength(8);
+    const perCategory = await loadHle({ ...opts, categoryRatio: 0.55 });
+    for (const cat of CATS) expect(perCategory.train.filter((t) => t.category === cat)).toHaveLength(5); // int(5.5)
+    const whole = await loadHle({ ...opts, datasetRatio: 0.55 });
+    expect(whole.train).toHaveLength(22); // int(40 · 0.55), not 4 · round(5.5)
+    const tiny = await loadHle({ ...opts, datasetRatio: 0.001 });
+    expect(tiny.train).toHaveLength(1);
+  });
+
+  it('default categories match exactly and absent ones are skipped; named ones still must exist', async () => {
+    const r = await loadHle({ ...opts, defaultCategories: ['Math', 'physics', 'Poetry'] });
+    expect(new Set(r.train.map((t) => t.category))).toEqual(new Set(['Math']));
+    const named = await loadHle({ ...opts, categories: ['Other'], defaultCategories: ['Math'] });
+    expect(new Set(named.train.map((t) => t.category))).toEqual(new Set(['Other']));
   });
 });

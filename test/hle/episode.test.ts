@@ -6,6 +6,11 @@ import type { InjectedMemory } from '../../src/core/index.js';
 import type { ContentPart } from '../../src/llm/types.js';
 import { ctxWith, fakeModel } from './helpers.js';
 import { settleEpisode } from '../../src/runner/episode-outcome.js';
+import { makeFidelity } from '../../src/util/fidelity.js';
+import { HLE_SWITCHES, JUDGE_VERDICT_SWITCH } from '../../src/bench/hle/switches.js';
+
+/** hle.judge-verdict at memrl's setting: JSON mode, strict verdicts, unreadable = error row. */
+const STRICT_JUDGE = makeFidelity('reference', HLE_SWITCHES, { [JUDGE_VERDICT_SWITCH]: 'memrl' });
 
 const IMG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const IMG2 = 'data:image/png;base64,AAAA';
@@ -41,14 +46,23 @@ describe('hleMessages', () => {
     for (const t of [mc, em]) expect(sys(t)).toMatch(/Explanation:[\s\S]*Confidence:/);
   });
 
-  it('puts memories in their own system message, split into successful and failed experiences', () => {
-    const msgs = hleMessages(em, { memories: [mem('m1', true, 'q9', 'WIN-NOTE'), mem('m2', false, 'q8', 'LOSS-NOTE')] }, { temperature: 0, judgeTemperature: 0 });
+  it('puts memories in their own system message: successes, then failures, each whole and only when there are any', () => {
+    const memories = [mem('m1', true, 'q9', 'WIN-NOTE'), mem('m2', false, 'q8', 'LOSS-NOTE'), mem('m3', true, 'q7', 'WIN-2')];
+    const msgs = hleMessages(em, { memories }, { temperature: 0, judgeTemperature: 0 });
     expect(msgs.map((m) => m.role)).toEqual(['system', 'system', 'user']);
     const block = msgs[1]!.content as string;
-    expect(block.indexOf('WIN-NOTE')).toBeGreaterThan(block.indexOf('Successful experiences'));
-    expect(block.indexOf('WIN-NOTE')).toBeLessThan(block.indexOf('Failed experiences'));
-    expect(block.indexOf('LOSS-NOTE')).toBeGreaterThan(block.indexOf('Failed experiences'));
+    const [successes, failures] = block.split('\n\nEarlier attempts');
+    expect(successes).toMatch(/judged correct[^\n]*\nWIN-NOTE\n\nWIN-2$/);
+    expect(failures).toMatch(/judged wrong[^\n]*\nLOSS-NOTE$/);
     expect(msgs[2]!.content).toBe('How many?');
+    const onlyFailures = hleMessages(em, { memories: [mem('m2', false, 'q8', 'LOSS-NOTE')] }, { temperature: 0, judgeTemperature: 0 })[1]!.content as string;
+    expect(onlyFailures).not.toMatch(/judged correct/);
+  });
+
+  it("names the images a memory brings (its source question's id) on a line before its text", () => {
+    const other: HleTask = { ...em, id: 'q3', image: IMG2 };
+    const msgs = hleMessages(em, { memories: [mem('m1', true, 'q3', 'note')] }, { temperature: 0, judgeTemperature: 0, tasksById: new Map([[other.id, other]]) });
+    expect(msgs[1]!.content).toMatch(/: q3\nnote$/);
   });
 
   it("sends the question's image and retrieved memories' images as image_url parts", () => {
@@ -71,7 +85,7 @@ describe('runHleEpisode', () => {
   it('passes when the judge says yes; keeps the raw reply, extracted answer and verdict; stores question + solution', async () => {
     const judgeReply = '{"extracted_final_answer":"42","reasoning":"same","correct":"yes","confidence":70}';
     const judge = fakeModel(() => judgeReply, 'judge');
-    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), judge), opts));
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), judge), { ...opts, fidelity: STRICT_JUDGE }));
     expect(o).toMatchObject({ status: 'pass', success: true, answer: '42', steps: 1 });
     expect(o.extra).toMatchObject({ judgeRaw: judgeReply, extractedAnswer: '42', verdict: 'yes', judgeFormat: 'json', solverConfidence: 70 });
     expect(o.trajectory).toMatch(/^Question:\nHow many\?[\s\S]*Solution:\nExplanation: counted/);
@@ -81,26 +95,44 @@ describe('runHleEpisode', () => {
   });
 
   it('fails on a "no" verdict given as key: value lines', async () => {
-    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'extracted_final_answer: 41\nreasoning: off\ncorrect: no')), opts));
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'extracted_final_answer: 41\nreasoning: off\ncorrect: no')), { ...opts, fidelity: STRICT_JUDGE }));
     expect(o).toMatchObject({ status: 'fail', success: false });
     expect(o.extra).toMatchObject({ verdict: 'no', judgeFormat: 'lines' });
   });
 
-  it('turns an unparseable judge reply into an error outcome with the reason and the raw reply', async () => {
-    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'hmm, hard to say')), opts));
+  it('hle.judge-verdict=memrl: turns an unparseable judge reply into an error outcome with the reason and the raw reply', async () => {
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'hmm, hard to say')), { ...opts, fidelity: STRICT_JUDGE }));
     expect(o).toMatchObject({ status: 'error', success: false });
     expect(o.error).toMatch(/judge reply has no yes\/no verdict: hmm, hard to say/);
     expect(o.extra).toMatchObject({ judgeRaw: 'hmm, hard to say' });
     expect(o.trajectory).toMatch(/Solution/);
   });
 
-  it('turns a failing judge call, a failing solver call and a missing judge into error outcomes', async () => {
-    const boom = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => new Error('503 upstream'))), opts));
+  it('hle.judge-verdict=memrl: turns a failing judge call, a failing solver call and a missing judge into error outcomes', async () => {
+    const boom = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => new Error('503 upstream'))), { ...opts, fidelity: STRICT_JUDGE }));
     expect(boom).toMatchObject({ status: 'error', error: 'judge call failed: 503 upstream' });
     const noSolver = await settleEpisode(runHleEpisode(em, ctxWith(fakeModel(() => new Error('timeout')), fakeModel(() => '{}')), opts));
     expect(noSolver).toMatchObject({ status: 'error', error: 'model call failed: timeout', steps: 0 });
     const noJudge = await settleEpisode(runHleEpisode(em, ctxWith(solver(), undefined), opts));
     expect(noJudge.status).toBe('error');
+  });
+
+  it('reference: asks the judge without JSON mode and reads its reply as the reference does', async () => {
+    const judge = fakeModel(() => 'extracted_final_answer: 42\ncorrect: yesss\nconfidence: 80', 'judge');
+    const o = await settleEpisode(runHleEpisode(em, ctxWith(solver(), judge), opts));
+    expect(o).toMatchObject({ status: 'pass', success: true, answer: '42' });
+    expect(o.extra).toMatchObject({ verdict: 'yes', judgeConfidence: 80, judgeFormat: 'reference' });
+    expect(judge.requests[0]!.jsonMode).toBeUndefined();
+    expect(JSON.stringify(judge.requests[0]!.messages)).toContain('Explanation: counted.\\nExact Answer: 42\\nConfidence: 70%');
+  });
+
+  it('reference: an unparseable reply or a failed judge call counts as "no" (a wrong answer, not an error row)', async () => {
+    const garbled = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => 'hmm, hard to say')), opts));
+    expect(garbled).toMatchObject({ status: 'fail', success: false });
+    expect(garbled.extra).toMatchObject({ verdict: 'no', judgeRaw: 'hmm, hard to say' });
+    const boom = await settleEpisode(runHleEpisode(em, ctxWith(solver(), fakeModel(() => new Error('503 upstream'))), opts));
+    expect(boom).toMatchObject({ status: 'fail', success: false });
+    expect(boom.extra).toMatchObject({ verdict: 'no', judgeError: '503 upstream' });
   });
 
   it('records an image warning in the outcome', async () => {

@@ -45,7 +45,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
 }
 
 describe('memrl run hle against an OpenAI-compatible endpoint', () => {
-  it('calls the solver, then the judge model at temperature 0 in JSON mode; sends images; judge garbage is a counted error', async () => {
+  it('calls the solver, then the judge model at temperature 0; with hle.judge-verdict=memrl in JSON mode, judge garbage a counted error; sends images', async () => {
     writeFileSync(
       join(work, 'hle.yaml'),
       [
@@ -65,7 +65,7 @@ describe('memrl run hle against an OpenAI-compatible endpoint', () => {
       ].join('\n'),
     );
     const r = await runCli(
-      ['run', 'hle', '--config', 'hle.yaml', '--train', resolve('test/fixtures/hle/hle_snappy.parquet'), '--categories', 'Physics,Chemistry', '--epochs', '2', '--judge_model', 'judge-9', '--output-dir', 'out'],
+      ['run', 'hle', '--config', 'hle.yaml', '--train', resolve('test/fixtures/hle/hle_snappy.parquet'), '--categories', 'Physics,Chemistry', '--epochs', '2', '--judge_model', 'judge-9', '--fidelity-switch', 'hle.judge-verdict=memrl', '--output-dir', 'out'],
       { TEST_KEY: KEY },
     );
     expect(r.stderr).toMatch(/done: 2\/2/);

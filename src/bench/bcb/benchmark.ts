@@ -2,6 +2,8 @@
 import { packNamespace } from '../../util/template.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark } from '../../core/benchmark.js';
+import { REFERENCE_FIDELITY } from '../../util/fidelity.js';
+import { SANITIZE_SWITCH } from './switches.js';
 import type { BcbSettings } from './config.js';
 import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
 import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
@@ -44,7 +46,8 @@ export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask
       // The docker backend throws here (a UserError) when the engine or image is missing: the run stops before it starts.
       const facts = await evaluator.describe();
       const missing = Array.isArray(facts.missingLibs) ? (facts.missingLibs as string[]) : [];
-      return { mode: opts.episode.eval.mode, ...facts, blockedTasks: blockedByMissingLibs(tasks, missing) };
+      const sanitize = (opts.episode.fidelity ?? REFERENCE_FIDELITY).memrl(SANITIZE_SWITCH);
+      return { mode: opts.episode.eval.mode, sanitize, ...facts, blockedTasks: blockedByMissingLibs(tasks, missing) };
     },
     close: () => evaluator.close(),
   };
@@ -69,6 +72,7 @@ export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): 
       memoryBudgetChars: s.memoryBudget ?? undefined,
       promptDir: packNamespace(cfg.run.prompts, 'bcb'),
       eval: { mode: cfg.evaluator.bcbMode, timeoutSec },
+      fidelity: cfg.fidelity,
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec },
   });

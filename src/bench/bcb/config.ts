@@ -16,7 +16,7 @@ export const BCB_IMAGE = 'memrl/bcb:latest';
 
 export const bcbSection = z
   .object({
-    subset: z.enum(['full', 'hard']).default('hard').describe('BCB: full (1140 tasks) or hard (148). CLI: --subset.'),
+    subset: z.enum(['full', 'hard']).default('full').describe('BCB: full (1140 tasks, the reference\'s default) or hard (148). CLI: --subset.'),
     split: z.enum(['instruct', 'complete']).default('instruct').describe('BCB: which prompt the model sees. CLI: --split.'),
     data_path: z.string().nullable().default(null).describe('BCB: tasks JSONL(.gz); null = the shared BigCodeBench data. CLI: --data-path.'),
     split_file: z
@@ -33,7 +33,7 @@ export const bcbSection = z
     memory_budget: int((n) => n.min(0))
       .nullable()
       .default(2000)
-      .describe('BCB: character budget of the injected memory context, shared by the injected memories (reference: 2000); null = no limit. CLI: --memory-budget.'),
+      .describe('BCB: character budget of the injected memory context, shared by the injected memories (reference: 2000, which it calls memory_budget_tokens); null = no limit. CLI: --memory-budget.'),
   })
   .strict();
 
@@ -58,7 +58,7 @@ export const bcbDefaults: ConfigLayer = {
 
 /** run_bcb.py's flags, in its spelling. */
 export const bcbFlags: readonly FlagDef[] = [
-  { flags: '--subset <name>', description: 'BigCodeBench subset (default: memrl.bcb.subset, else hard)', choices: ['full', 'hard'], path: ['memrl', 'bcb', 'subset'] },
+  { flags: '--subset <name>', description: 'BigCodeBench subset (default: memrl.bcb.subset, else full, as in the reference)', choices: ['full', 'hard'], path: ['memrl', 'bcb', 'subset'] },
   { flags: '--split <name>', description: 'prompt variant shown to the model (default: memrl.bcb.split, else instruct)', choices: ['instruct', 'complete'], path: ['memrl', 'bcb', 'split'] },
   {
     flags: '--split-file <path>',
@@ -71,7 +71,8 @@ export const bcbFlags: readonly FlagDef[] = [
     flags: '--memory-budget <chars>',
     description: 'characters of memory context per prompt, shared by the injected memories (default: memrl.bcb.memory_budget, else 2000)',
     parse: nonNegativeInt,
-    snake: '--memory_budget',
+    // The reference's spelling (run_bcb.py --memory_budget_tokens); it counts characters despite the name.
+    snake: '--memory_budget_tokens',
     path: ['memrl', 'bcb', 'memory_budget'],
   },
   {

@@ -1,14 +1,15 @@
 import { loadTemplate } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
 import type { ChatMessage } from '../../llm/types.js';
-import { formatMemoryBlock } from '../memory-context.js';
-import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
+import { EpisodeFault, REFERENCE_FIDELITY, type EpisodeContext, type Fidelity, type InjectedMemory, type Outcome } from '../../core/index.js';
 import type { BcbTask } from './dataset.js';
 import type { BcbEvalOptions } from './evaluate.js';
 import type { BcbEvaluator } from './evaluator.js';
-import { extractCode } from './extract.js';
+import { extractCodeFor } from './extract.js';
+import { BCB_PROMPT_DIR, BcbMemoryOutcomeError, buildBcbMemoryContext } from './memory-context.js';
+import { SANITIZE_SWITCH } from './switches.js';
 
-export const BCB_PROMPT_DIR = 'src/bench/bcb/prompts';
+export { BCB_PROMPT_DIR };
 
 export interface BcbEpisodeOptions {
   temperature: number;
@@ -16,17 +17,28 @@ export interface BcbEpisodeOptions {
   /** Character budget shared by the injected memories; undefined = no limit. */
   memoryBudgetChars?: number;
   promptDir?: string;
-  eval: Omit<BcbEvalOptions, 'signal'>;
+  eval: Omit<BcbEvalOptions, 'signal' | 'sanitize'>;
+  /** The run's switch settings (default: the reference's behaviour everywhere). */
+  fidelity?: Fidelity;
+}
+
+/** The memory block for a prompt ('' when there is none). */
+export function bcbMemoryBlock(memories: readonly InjectedMemory[], opts: Pick<BcbEpisodeOptions, 'memoryBudgetChars' | 'promptDir'>): string {
+  const records = memories.map((m) => ({ content: m.content, outcome: m.success ? 'success' : 'failure', taskId: m.taskId ?? '', task: m.key }));
+  try {
+    return buildBcbMemoryContext(records, opts.memoryBudgetChars ?? null, opts.promptDir).text;
+  } catch (err) {
+    // Only odd stored outcomes raise (never memrl's own): the reference then sends no block.
+    if (err instanceof BcbMemoryOutcomeError) return '';
+    throw err;
+  }
 }
 
 /** The chat messages for one BCB attempt: system rules (+ memories) and the task prompt. */
 export function bcbMessages(task: BcbTask, ctx: Pick<EpisodeContext, 'memories'>, opts: BcbEpisodeOptions): ChatMessage[] {
-  const system = loadTemplate(BCB_PROMPT_DIR, 'system.md', opts.promptDir).text.trimEnd();
-  const memoryBlock = formatMemoryBlock(ctx.memories, {
-    templateDir: BCB_PROMPT_DIR,
-    promptDir: opts.promptDir,
-    budgetChars: opts.memoryBudgetChars,
-  });
+  // Sent as written, final newline included, as the reference sends its prompt.
+  const system = loadTemplate(BCB_PROMPT_DIR, 'system.md', opts.promptDir).text;
+  const memoryBlock = bcbMemoryBlock(ctx.memories, opts);
   return [
     { role: 'system', content: memoryBlock ? `${system}\n\n${memoryBlock}` : system },
     { role: 'user', content: task.key },
@@ -51,9 +63,11 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
     // The model call failed after the client's own retries: an error row, not a wrong answer.
     throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, {}, { cause: err });
   }
-  const code = extractCode(reply.text);
-  const verdict = await evaluator.evaluate(task, code, { ...opts.eval, signal: ctx.signal });
-  const extra = { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode };
+  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
+  const code = extractCodeFor(reply.text, fidelity);
+  const sanitize = fidelity.memrl(SANITIZE_SWITCH);
+  const verdict = await evaluator.evaluate(task, code, { ...opts.eval, sanitize, signal: ctx.signal });
+  const extra = { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode, ...(sanitize ? { sanitized: true } : {}) };
   // The sandbox or container failed (not the code under test): an error row.
   if (verdict.status === 'error') throw new EpisodeFault('harness', 'evaluator_failed', verdict.firstError ?? 'the evaluator failed', { steps: 1, trajectory: reply.text, usage: reply.usage, extra });
   return {

@@ -10,6 +10,10 @@
  * `pass` body in front, as BigCodeBench's official evaluator does: an answer that
  * forgot an import still finds it, and a bare function body becomes the body of
  * the stub. Runs record which mode they used.
+ *
+ * Independently of the mode, `sanitize` (switch `bcb.sanitize`) has the harness run
+ * BigCodeBench's sanitizer on the code after the syntax check, as BigCodeBench's own
+ * pipeline does before it evaluates (the prefix is never sanitized).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -30,6 +34,8 @@ export interface BcbEvalOptions {
   /** Wall-clock budget of the whole run (start-up, imports, tests), clamped to [1, 120] s. Default 60. */
   timeoutSec?: number;
   mode?: BcbEvalMode;
+  /** Run BigCodeBench's sanitizer on the code (after the syntax check). Default false, as in the reference. */
+  sanitize?: boolean;
   signal?: AbortSignal;
   /** Overrides of the sandbox limits (defaults: env/limits.ts). */
   limits?: Partial<SandboxLimits>;
@@ -89,9 +95,19 @@ export function harnessSha256(): string {
   return createHash('sha256').update(harnessSource()).digest('hex');
 }
 
-/** The program the tests run against (what the harness joins with the test code). */
+/** What goes before the code: in calibrated mode the task's code_prompt with a `pass` body. */
+export function prefixFor(task: Pick<BcbTask, 'code_prompt'>, mode: BcbEvalMode): string {
+  return mode === 'calibrated' ? `${task.code_prompt}\n    pass\n` : '';
+}
+
+/** The program the tests run against, unsanitized (what the harness joins with the test code). */
 export function programFor(task: Pick<BcbTask, 'code_prompt'>, code: string, mode: BcbEvalMode): string {
-  return mode === 'calibrated' ? `${task.code_prompt}\n    pass\n${code}` : code;
+  return prefixFor(task, mode) + code;
+}
+
+/** The entry point the sanitizer keeps (BigCodeBench's tasks all use task_func). */
+export function entryPointOf(task: Partial<Pick<BcbTask, 'entry_point'>>): string {
+  return task.entry_point || 'task_func';
 }
 
 export function clampTimeout(sec: number | undefined): number {
@@ -112,15 +128,18 @@ export const PROGRAM_OUTPUT_BYTES = 16 * 1024;
 
 /** The harness's stdin for one run (see bcb_harness.py). */
 export function harnessPayload(
-  task: Pick<BcbTask, 'code_prompt' | 'test'>,
+  task: Pick<BcbTask, 'code_prompt' | 'test'> & Partial<Pick<BcbTask, 'entry_point'>>,
   code: string,
   mode: BcbEvalMode,
   nonce: string,
   fontlist: MatplotlibFontList | null,
+  sanitize = false,
 ): string {
   return JSON.stringify({
     nonce,
-    code: programFor(task, code, mode),
+    code,
+    prefix: prefixFor(task, mode),
+    sanitize: sanitize ? entryPointOf(task) : null,
     test: task.test,
     limits: { address_space: BCB_LIMITS.addressSpaceBytes, data: BCB_LIMITS.dataBytes, stack: BCB_LIMITS.stackBytes },
     mpl_fontlist: fontlist,
@@ -176,7 +195,7 @@ export function verdictOf(run: HarnessRun, nonce: string, mode: BcbEvalMode, tim
 
 /** One run in the local sandbox (see evaluator.ts for the environment chosen by the config). */
 export async function evaluateBcb(
-  task: Pick<BcbTask, 'code_prompt' | 'test'>,
+  task: Pick<BcbTask, 'code_prompt' | 'test'> & Partial<Pick<BcbTask, 'entry_point'>>,
   code: string,
   opts: BcbEvalOptions = {},
 ): Promise<BcbEvalResult> {

@@ -70,7 +70,7 @@ export class BcbEvaluator {
   }
 
   /** One verdict; never throws for faults of the environment: they come back as status 'error'. */
-  async evaluate(task: Pick<BcbTask, 'code_prompt' | 'test'>, code: string, opts: BcbEvalOptions = {}): Promise<BcbEvalResult> {
+  async evaluate(task: Pick<BcbTask, 'code_prompt' | 'test'> & Partial<Pick<BcbTask, 'entry_point'>>, code: string, opts: BcbEvalOptions = {}): Promise<BcbEvalResult> {
     const mode = opts.mode ?? 'reference';
     const timeoutSec = clampTimeout(opts.timeoutSec);
     const started = Date.now();
@@ -86,7 +86,7 @@ export class BcbEvaluator {
     const nonce = newNonce();
     const run = await runner.run({
       program: harnessSource(),
-      input: harnessPayload(task, code, mode, nonce, fonts),
+      input: harnessPayload(task, code, mode, nonce, fonts, opts.sanitize ?? false),
       timeoutSec,
       resultBytes: RESULT_CHANNEL_BYTES,
       outputBytes: PROGRAM_OUTPUT_BYTES,

@@ -6,18 +6,23 @@ import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
 import { bcbGoldCheck } from './gold-command.js';
+import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
+import { BCB_SWITCHES } from './switches.js';
 
 export const bcb: BenchmarkModule<BcbSettings> = {
   kind: 'benchmark',
   name: 'bcb',
   promptTemplates: 'src/bench/bcb/prompts',
+  referencePrompts: BCB_REFERENCE_PROMPTS,
+  fidelitySwitches: BCB_SWITCHES,
+  fidelityTargets: async () => (await import('./fidelity.js')).bcbFidelityTargets,
   displayName: 'BigCodeBench',
   description:
     'BigCodeBench: generate code per task, run its unit tests in the sandbox, learn from the outcome.\n' +
     'Without --config it runs the built-in quickstart: the offline sim model and the local embedder.',
   examples: [
     'memrl run bcb --epochs 3 --limit 50                      # offline quickstart: sim model, real tests',
-    'memrl run bcb --model gpt-4o-mini --subset hard --epochs 10   # OpenAI (OPENAI_API_KEY), the paper\'s split',
+    'memrl run bcb --model gpt-4o-mini --epochs 10                # OpenAI (OPENAI_API_KEY), the full subset and the paper\'s split',
     'memrl run bcb --base-url http://127.0.0.1:8000/v1 --model Qwen2.5-7B-Instruct --api-key-env VLLM_KEY',
     'memrl run bcb --resume results/bcb/<run-id>              # continue an interrupted run',
   ],

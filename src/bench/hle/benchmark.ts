@@ -4,6 +4,8 @@ import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import type { HleSettings } from './config.js';
 import { loadHle, type HleLoadOptions, type HleTask } from './dataset.js';
+import type { Fidelity } from '../../util/fidelity.js';
+import { CATEGORY_DEFAULTS_SWITCH, REFERENCE_DEFAULT_CATEGORIES, ROUND_ROBIN_SWITCH, SELECTION_COUNTS_SWITCH } from './switches.js';
 import { runHleEpisode, type HleEpisodeOptions } from './episode.js';
 import { hleSimPlayer } from './sim-player.js';
 
@@ -31,14 +33,29 @@ export function createHleBenchmark(opts: HleBenchmarkOptions): Benchmark<HleTask
   };
 }
 
+/**
+ * The category filter and ratio a run uses. The reference's run_hle.py never reads
+ * them from its YAML: its command-line defaults (the eight HLE categories, ratio 1.0)
+ * always apply unless the flags are given.
+ */
+export function hleCategorySelection(s: HleSettings, fidelity: Fidelity): Pick<HleLoadOptions, 'categories' | 'categoryRatio' | 'defaultCategories'> {
+  if (fidelity.memrl(CATEGORY_DEFAULTS_SWITCH)) return { categories: s.categories, categoryRatio: s.categoryRatio, defaultCategories: null };
+  return {
+    categories: s.fromFlags.categories ? s.categories : null,
+    categoryRatio: s.fromFlags.categoryRatio ? s.categoryRatio : 1,
+    defaultCategories: REFERENCE_DEFAULT_CATEGORIES,
+  };
+}
+
 /** The benchmark for one `memrl run hle`, from its resolved settings. */
 export function createHleRun(s: HleSettings, cfg: ResolvedConfig<HleSettings>): Benchmark<HleTask> {
   return createHleBenchmark({
     load: {
       trainPath: s.trainPath,
       validPath: s.validPath,
-      categories: s.categories,
-      categoryRatio: s.categoryRatio,
+      ...hleCategorySelection(s, cfg.fidelity),
+      order: cfg.fidelity.memrl(ROUND_ROBIN_SWITCH) ? 'round-robin' : 'concatenate',
+      counts: cfg.fidelity.memrl(SELECTION_COUNTS_SWITCH) ? 'round' : 'floor',
       datasetRatio: s.datasetRatio,
       trainValidSplit: s.trainValidSplit,
       seed: cfg.run.seed,
@@ -52,6 +69,7 @@ export function createHleRun(s: HleSettings, cfg: ResolvedConfig<HleSettings>): 
       judgeTemperature: s.judge.temperature,
       judgeMaxTokens: s.judge.maxTokens ?? undefined,
       promptDir: packNamespace(cfg.run.prompts, 'hle'),
+      fidelity: cfg.fidelity,
     },
     judge: { provider: s.judge.provider, model: s.judge.model, temperature: s.judge.temperature },
   });

@@ -11,6 +11,9 @@ import { sectionOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, LlmSettings, SettingsContext } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
 
+/** The reference's judge sampling (HLERunner._hle_judge passes these fixed values). */
+export const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 4096 } as const;
+
 export const hleSection = z
   .object({
     train_path: z
@@ -26,8 +29,8 @@ export const hleSection = z
     num_train: int((n) => n.min(1))
       .nullable()
       .default(null)
-      .describe('HLE: cap on training questions, taken round-robin across categories (not the first categories only); null = all. CLI: --num-train.'),
-    num_valid: int((n) => n.min(1)).nullable().default(null).describe('HLE: cap on validation questions, round-robin across categories; null = all. CLI: --num-valid.'),
+      .describe('HLE: cap on training questions: the first N, so the first categories as in the reference (one of each category in turn with hle.round-robin=memrl); null = all. CLI: --num-train.'),
+    num_valid: int((n) => n.min(1)).nullable().default(null).describe('HLE: cap on validation questions, taken like num_train; null = all. CLI: --num-valid.'),
     judge: z
       .object({
         provider: z.enum(['openai', 'sim']).nullable().default(null).describe('HLE judge: openai or sim; null = the same provider as llm.'),
@@ -35,8 +38,8 @@ export const hleSection = z
         base_url: z.string().nullable().default(null).describe('HLE judge endpoint; null = llm.base_url.'),
         api_version: z.string().nullable().default(null).describe('HLE judge API version (Azure); null = llm.api_version.'),
         model: z.string().min(1).default('gpt-4o-2024-08-06').describe('HLE judge model (reference: gpt-4o-2024-08-06). CLI: --judge-model.'),
-        temperature: num(z.number().min(0).max(2)).default(0).describe('HLE judge sampling temperature (reference: 0).'),
-        max_tokens: int((n) => n.positive()).nullable().default(4096).describe('HLE judge maximum completion tokens; null = the endpoint default.'),
+        temperature: num(z.number().min(0).max(2)).default(JUDGE_DEFAULTS.temperature).describe('HLE judge sampling temperature (reference: 0).'),
+        max_tokens: int((n) => n.positive()).nullable().default(JUDGE_DEFAULTS.maxTokens).describe('HLE judge maximum completion tokens (reference: 4096); null = the endpoint default.'),
       })
       .strict()
       .default({}),
@@ -76,13 +79,14 @@ export const hleFlags: readonly FlagDef[] = [
   },
   {
     flags: '--categories <names...>',
-    description: 'keep only these categories, e.g. --categories Math Physics "Computer Science/AI" (commas also separate) (default: experiment.hle_categories, else all)',
+    description:
+      'keep only these categories, e.g. --categories Math Physics "Computer Science/AI" (commas also separate) (default: the eight HLE categories as in the reference; experiment.hle_categories, else all, with --fidelity-switch hle.category-defaults=memrl)',
     transform: (v) => (v as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
     path: ['experiment', 'hle_categories'],
   },
   {
     flags: '--category-ratio <x>',
-    description: 'seeded sample of this fraction of each category (default: experiment.hle_category_ratio, else 1)',
+    description: 'seeded sample of this fraction of each category (default: 1 as in the reference; experiment.hle_category_ratio, else 1, with --fidelity-switch hle.category-defaults=memrl)',
     parse: ratio,
     snake: '--category_ratio',
     path: ['experiment', 'hle_category_ratio'],
@@ -101,8 +105,8 @@ export const hleFlags: readonly FlagDef[] = [
     snake: '--train_valid_split',
     path: ['experiment', 'train_valid_split'],
   },
-  { flags: '--num-train <n>', description: 'cap on training questions, taken round-robin across categories (default: memrl.hle.num_train, else all)', parse: positiveInt, snake: '--num_train', path: ['memrl', 'hle', 'num_train'] },
-  { flags: '--num-valid <n>', description: 'cap on validation questions, round-robin across categories (default: memrl.hle.num_valid, else all)', parse: positiveInt, snake: '--num_valid', path: ['memrl', 'hle', 'num_valid'] },
+  { flags: '--num-train <n>', description: 'cap on training questions: the first N, category after category (round-robin with hle.round-robin=memrl) (default: memrl.hle.num_train, else all)', parse: positiveInt, snake: '--num_train', path: ['memrl', 'hle', 'num_train'] },
+  { flags: '--num-valid <n>', description: 'cap on validation questions, taken like --num-train (default: memrl.hle.num_valid, else all)', parse: positiveInt, snake: '--num_valid', path: ['memrl', 'hle', 'num_valid'] },
   {
     flags: '--judge-model <name>',
     description: 'model of the judge that grades answers (default: memrl.hle.judge.model, else gpt-4o-2024-08-06; sim when the provider is sim)',
@@ -123,6 +127,11 @@ export interface HleSettings {
   categories: string[] | null;
   /** Per-category sampling ratio (experiment.hle_category_ratio); 1 = all. */
   categoryRatio: number;
+  /**
+   * Whether --categories / --category-ratio set them. The reference reads them only
+   * from its command line (switch hle.category-defaults): its CLI defaults always win over the YAML.
+   */
+  fromFlags: { categories: boolean; categoryRatio: boolean };
   /** experiment.dataset_ratio. */
   datasetRatio: number;
   /** experiment.train_valid_split: per-category train fraction. */
@@ -156,6 +165,10 @@ export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleS
     validPath: hle.valid_path ? resolve(ctx.cwd, hle.valid_path) : null,
     categories: cfg.experiment.hle_categories,
     categoryRatio: cfg.experiment.hle_category_ratio ?? 1,
+    fromFlags: {
+      categories: ctx.setBy(['experiment', 'hle_categories']) !== undefined,
+      categoryRatio: ctx.setBy(['experiment', 'hle_category_ratio']) !== undefined,
+    },
     datasetRatio: cfg.experiment.dataset_ratio,
     trainValidSplit: cfg.experiment.train_valid_split,
     numTrain: hle.num_train,

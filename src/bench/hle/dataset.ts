@@ -16,6 +16,14 @@
  *    each category in turn. So batches mix categories, and the caps `numTrain` /
  *    `numValid` (and `limit`), which keep the first N of that order, take questions
  *    from every category evenly instead of the first categories only.
+ *
+ * That is memrl's selection. The reference's (HLERunner._load, the default here;
+ * switches hle.round-robin and hle.selection-counts) differs in two ways: counts are
+ * rounded down (int(), at least 1 when sampling), and dataset_ratio samples the whole
+ * set rather than each category; and the sets are the categories one after another,
+ * in the order they first appear in the file, so the caps take the first categories.
+ * Which questions a seeded sample draws is memrl's own (pandas' generator is not
+ * reproduced).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -51,6 +59,15 @@ export interface HleLoadOptions {
   numValid?: number | null;
   /** --limit: first N of each set (after the caps). */
   limit?: number | null;
+  /**
+   * Kept when `categories` is not given: names matched exactly, absent ones skipped
+   * (the reference's CLI default list); null/undefined = every category.
+   */
+  defaultCategories?: readonly string[] | null;
+  /** Set order (switch hle.round-robin): 'concatenate' (the reference, the default) or 'round-robin'. */
+  order?: 'concatenate' | 'round-robin';
+  /** Rounding of sampled and split counts (switch hle.selection-counts): 'floor' (the reference, the default) or 'round'. */
+  counts?: 'floor' | 'round';
 }
 
 export const REQUIRED_COLUMNS = ['id', 'question', 'answer', 'answer_type', 'category'] as const;
@@ -183,15 +200,27 @@ export function normalizeImage(cell: unknown): { url?: string; warning?: string 
   return { warning: `image cell of type ${typeof cell} is not supported` };
 }
 
-/** Category groups in name order, each filtered by `categories` (case-insensitive). */
-function groupByCategory(tasks: HleTask[], categories: string[] | null | undefined, path: string): Map<string, HleTask[]> {
+/**
+ * Category groups, each filtered by `categories` (case-insensitive; an unknown name is
+ * an error) or else by `defaults` (exact; absent names skipped). In name order for
+ * round-robin sets, else in the order categories first appear in the file.
+ */
+function groupByCategory(
+  tasks: HleTask[],
+  categories: string[] | null | undefined,
+  path: string,
+  defaults: readonly string[] | null | undefined,
+  byName: boolean,
+): Map<string, HleTask[]> {
   const groups = new Map<string, HleTask[]>();
   for (const t of tasks) {
     const g = groups.get(t.category);
     if (g) g.push(t);
     else groups.set(t.category, [t]);
   }
-  let names = [...groups.keys()].sort();
+  const inFileOrder = [...groups.keys()];
+  let names = byName ? [...inFileOrder].sort() : inFileOrder;
+  if (!(categories && categories.length > 0) && defaults) names = names.filter((n) => defaults.includes(n));
   if (categories && categories.length > 0) {
     const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
     const picked: string[] = [];
@@ -200,18 +229,35 @@ function groupByCategory(tasks: HleTask[], categories: string[] | null | undefin
       if (!hit) throw new UserError(`--categories ${c}: no such category in ${path} (it has: ${names.join(', ')})`);
       if (!picked.includes(hit)) picked.push(hit);
     }
-    names = picked.sort();
+    names = names.filter((n) => picked.includes(n));
   }
   return new Map(names.map((n) => [n, groups.get(n) as HleTask[]]));
 }
 
-/** Per-category seeded sample of round(n · ratio) (at least 1). */
-function sample(groups: Map<string, HleTask[]>, ratio: number, seed: number, label: string): Map<string, HleTask[]> {
+/** Per-category seeded sample of round(n · ratio), or int(n · ratio) with `floor` (at least 1). */
+function sample(groups: Map<string, HleTask[]>, ratio: number, seed: number, label: string, floor = false): Map<string, HleTask[]> {
   const out = new Map<string, HleTask[]>();
   for (const [cat, tasks] of groups) {
     const shuffled = Rng.derive(seed, 'hle', label, cat).shuffle(tasks);
-    const keep = ratio >= 1 ? tasks.length : Math.max(1, Math.round(tasks.length * ratio));
+    const keep = ratio >= 1 ? tasks.length : Math.max(1, (floor ? Math.floor : Math.round)(tasks.length * ratio));
     out.set(cat, shuffled.slice(0, keep));
+  }
+  return out;
+}
+
+/**
+ * The reference's selection counts: int(n · categoryRatio) of each category, then
+ * int(n · datasetRatio) of the whole set (at least 1 each), categories kept in order.
+ */
+function sampleFloor(groups: Map<string, HleTask[]>, categoryRatio: number, datasetRatio: number, seed: number, label: string): Map<string, HleTask[]> {
+  const perCategory = sample(groups, categoryRatio, seed, label, true);
+  const all = [...perCategory.values()].flat();
+  if (datasetRatio >= 1 || all.length === 0) return perCategory;
+  const keep = new Set(Rng.derive(seed, 'hle', label, 'dataset').shuffle(all).slice(0, Math.max(1, Math.floor(all.length * datasetRatio))));
+  const out = new Map<string, HleTask[]>();
+  for (const [cat, tasks] of perCategory) {
+    const kept = tasks.filter((t) => keep.has(t));
+    if (kept.length > 0) out.set(cat, kept);
   }
   return out;
 }
@@ -233,10 +279,16 @@ function cap(tasks: HleTask[], ...limits: (number | null | undefined)[]): HleTas
 
 export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask>> {
   if (!opts.trainPath) throw new UserError(`no HLE data given; ${DATA_HINT}`);
-  const ratio = opts.categoryRatio * opts.datasetRatio;
+  const roundRobinOrder = opts.order === 'round-robin';
+  const floor = opts.counts !== 'round';
+  const pick = (tasks: HleTask[], path: string, label: string): Map<string, HleTask[]> => {
+    const groups = groupByCategory(tasks, opts.categories, path, opts.defaultCategories, roundRobinOrder);
+    return floor ? sampleFloor(groups, opts.categoryRatio, opts.datasetRatio, opts.seed, label) : sample(groups, opts.categoryRatio * opts.datasetRatio, opts.seed, label);
+  };
+  const ordered = (groups: Map<string, HleTask[]>): HleTask[] => (roundRobinOrder ? roundRobin(groups) : [...groups.values()].flat());
   const train = await readHleParquet(opts.trainPath);
   const sources = [{ path: opts.trainPath, sha256: train.sha256 }];
-  const trainGroups = sample(groupByCategory(train.tasks, opts.categories, opts.trainPath), ratio, opts.seed, 'sample');
+  const trainGroups = pick(train.tasks, opts.trainPath, 'sample');
 
   let trainSplit = new Map<string, HleTask[]>();
   let validSplit = new Map<string, HleTask[]>();
@@ -245,18 +297,18 @@ export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask
     const valid = await readHleParquet(opts.validPath);
     sources.push({ path: opts.validPath, sha256: valid.sha256 });
     trainSplit = trainGroups;
-    validSplit = sample(groupByCategory(valid.tasks, opts.categories, opts.validPath), ratio, opts.seed, 'sample-valid');
+    validSplit = pick(valid.tasks, opts.validPath, 'sample-valid');
     label = `${basename(opts.trainPath)} + ${basename(opts.validPath)}`;
   } else {
     for (const [cat, tasks] of trainGroups) {
-      const nTrain = Math.round(tasks.length * opts.trainValidSplit);
+      const nTrain = (floor ? Math.floor : Math.round)(tasks.length * opts.trainValidSplit);
       trainSplit.set(cat, tasks.slice(0, nTrain));
       validSplit.set(cat, tasks.slice(nTrain));
     }
     label = `${basename(opts.trainPath)}, per-category split ${opts.trainValidSplit}`;
   }
-  const trainTasks = cap(roundRobin(trainSplit), opts.numTrain, opts.limit);
-  const validTasks = cap(roundRobin(validSplit), opts.numValid, opts.limit);
+  const trainTasks = cap(ordered(trainSplit), opts.numTrain, opts.limit);
+  const validTasks = cap(ordered(validSplit), opts.numValid, opts.limit);
   const cats = [...trainGroups.keys()];
   label += `, ${cats.length} categor${cats.length === 1 ? 'y' : 'ies'}, seed ${opts.seed} (${trainTasks.length}/${validTasks.length})`;
   return { train: trainTasks, valid: validTasks, sources, splitLabel: label };

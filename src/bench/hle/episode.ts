@@ -1,11 +1,14 @@
 import { loadTemplate, render } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
 import { ZERO_USAGE, type ChatMessage, type ContentPart, type TokenUsage } from '../../llm/types.js';
-import { EpisodeFault, type EpisodeContext, type InjectedMemory, type Outcome } from '../../core/index.js';
+import { EpisodeFault, REFERENCE_FIDELITY, type EpisodeContext, type Fidelity, type InjectedMemory, type Outcome } from '../../core/index.js';
 import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
+import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
+import { buildHleMemoryContext, HLE_PROMPT_DIR } from './memory-context.js';
+import { JUDGE_VERDICT_SWITCH } from './switches.js';
 
-export const HLE_PROMPT_DIR = 'src/bench/hle/prompts';
+export { HLE_PROMPT_DIR };
 
 export interface HleEpisodeOptions {
   temperature: number;
@@ -15,21 +18,22 @@ export interface HleEpisodeOptions {
   promptDir?: string;
   /** Every loaded task by id: a retrieved memory brings its source question's image along. */
   tasksById?: ReadonlyMap<string, HleTask>;
+  /** The run's switch settings (default: the reference's behaviour everywhere). */
+  fidelity?: Fidelity;
 }
 
-/** Successful and failed experiences as one system message ('' when there are none). */
-export function hleMemoryBlock(memories: readonly InjectedMemory[], promptDir?: string): string {
-  if (memories.length === 0) return '';
-  const item = loadTemplate(HLE_PROMPT_DIR, 'memory-item.md', promptDir);
-  const block = loadTemplate(HLE_PROMPT_DIR, 'memory.md', promptDir);
-  const list = (success: boolean): string => {
-    const picked = memories.filter((m) => m.success === success);
-    if (picked.length === 0) return '(none)';
-    return picked
-      .map((m, i) => render(item.text, { index: i + 1, taskId: m.taskId ?? 'an earlier question', content: m.content.trim() }, item.path).trimEnd())
-      .join('\n\n');
-  };
-  return render(block.text, { successes: list(true), failures: list(false) }, block.path).trimEnd();
+/**
+ * Successful and failed experiences as one system message ('' when there are none).
+ * A memory's image id is its source question's id (when that question has an image).
+ */
+export function hleMemoryBlock(memories: readonly InjectedMemory[], promptDir?: string, tasksById?: ReadonlyMap<string, HleTask>): string {
+  const records = memories.map((m) => ({
+    id: m.id,
+    content: m.content,
+    success: m.success,
+    imageIds: m.taskId && tasksById?.get(m.taskId)?.image ? [m.taskId] : [],
+  }));
+  return buildHleMemoryContext(records, records.length, promptDir).text;
 }
 
 /** Image URLs to send: the question's own, then those of retrieved memories' source questions (no duplicates). */
@@ -46,7 +50,7 @@ export function hleMessages(task: HleTask, ctx: Pick<EpisodeContext, 'memories'>
   const file = task.answerType === 'multipleChoice' ? 'system-multiple-choice.md' : 'system-exact-match.md';
   const system = loadTemplate(HLE_PROMPT_DIR, file, opts.promptDir).text.trimEnd();
   const messages: ChatMessage[] = [{ role: 'system', content: system }];
-  const memory = hleMemoryBlock(ctx.memories, opts.promptDir);
+  const memory = hleMemoryBlock(ctx.memories, opts.promptDir, opts.tasksById);
   if (memory) messages.push({ role: 'system', content: memory });
   const images = hleImages(task, ctx.memories, opts.tasksById);
   const content: string | ContentPart[] =
@@ -57,7 +61,8 @@ export function hleMessages(task: HleTask, ctx: Pick<EpisodeContext, 'memories'>
   return messages;
 }
 
-export function hleJudgeMessages(task: HleTask, response: string, promptDir?: string): ChatMessage[] {
+/** The judge's one user message: question, the solver's raw output (nothing extracted first), gold answer. */
+export function hleJudgeMessages(task: Pick<HleTask, 'question' | 'answer'>, response: string, promptDir?: string): ChatMessage[] {
   const t = loadTemplate(HLE_PROMPT_DIR, 'judge.md', promptDir);
   return [{ role: 'user', content: render(t.text, { question: task.question, response, correct_answer: task.answer }, t.path).trimEnd() }];
 }
@@ -101,21 +106,28 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
   };
 
   if (!ctx.judge) return fail('no_judge', 'no judge model configured for HLE', {});
+  // hle.judge-verdict: the reference asks without JSON mode and reads any reply (or none) as a verdict.
+  const strict = (opts.fidelity ?? REFERENCE_FIDELITY).memrl(JUDGE_VERDICT_SWITCH);
   let judged;
+  let judgeError: string | undefined;
   try {
     judged = await ctx.judge.chat(
       {
         messages: hleJudgeMessages(task, reply.text, opts.promptDir),
         temperature: opts.judgeTemperature,
         maxTokens: opts.judgeMaxTokens,
-        jsonMode: true,
+        ...(strict ? { jsonMode: true } : {}),
         tags: { ...tags, role: 'judge', purpose: 'judge' },
       },
       ctx.signal,
     );
   } catch (err) {
-    return fail('judge_call_failed', `judge call failed: ${errorMessage(err)}`, {}, err);
+    // A stopped run is never a verdict.
+    if (strict || ctx.signal.aborted) return fail('judge_call_failed', `judge call failed: ${errorMessage(err)}`, {}, err);
+    judgeError = errorMessage(err);
   }
+  if (!strict) return referenceJudged(task, judged?.text ?? '', judged?.usage.totalTokens ?? 0, judgeError, { trajectory, usage: reply.usage, extra: solved });
+  if (!judged) return fail('judge_call_failed', `judge call failed: ${judgeError ?? 'no reply'}`, {});
   const verdict = parseJudgeReply(judged.text);
   const judgeExtra = { judgeRaw: judged.text, judgeTokens: judged.usage.totalTokens };
   if (!verdict) {
@@ -137,6 +149,39 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
       judgeReasoning: verdict.reasoning,
       ...(verdict.confidence !== undefined ? { judgeConfidence: verdict.confidence } : {}),
       judgeFormat: verdict.format,
+    },
+  };
+}
+
+/** The outcome as the reference scores it: its verdict parse, "no" for anything unreadable or a failed call. */
+function referenceJudged(
+  task: HleTask,
+  judgeText: string,
+  judgeTokens: number,
+  judgeError: string | undefined,
+  solved: Pick<Outcome, 'trajectory' | 'usage'> & { extra: Record<string, unknown> },
+): Outcome {
+  const r = parseJudgeReference(judgeText, task.answer);
+  const yes = referenceVerdict(r);
+  const answer = r.model_answer === null ? '' : typeof r.model_answer === 'string' ? r.model_answer : JSON.stringify(r.model_answer);
+  return {
+    status: yes ? 'pass' : 'fail',
+    success: yes,
+    steps: 1,
+    answer,
+    trajectory: solved.trajectory,
+    usage: solved.usage,
+    ...(judgeError ? { error: `judge call failed (counted as "no", as the reference does): ${judgeError}` } : {}),
+    extra: {
+      ...solved.extra,
+      judgeRaw: judgeText,
+      judgeTokens,
+      extractedAnswer: answer,
+      verdict: r.correct,
+      judgeReasoning: r.reasoning,
+      judgeConfidence: r.confidence,
+      judgeFormat: 'reference',
+      ...(judgeError ? { judgeError } : {}),
     },
   };
 }

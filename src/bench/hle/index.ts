@@ -5,11 +5,16 @@
 import { redactConfig } from '../../config/redact.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { hleDefaults, hleFlags, hleJudge, hleSection, resolveHleSettings, type HleSettings } from './config.js';
+import { HLE_REFERENCE_PROMPTS } from './reference-prompts.js';
+import { HLE_SWITCHES } from './switches.js';
 
 export const hle: BenchmarkModule<HleSettings> = {
   kind: 'benchmark',
   name: 'hle',
   promptTemplates: 'src/bench/hle/prompts',
+  referencePrompts: HLE_REFERENCE_PROMPTS,
+  fidelitySwitches: HLE_SWITCHES,
+  fidelityTargets: async () => (await import('./fidelity.js')).hleFidelityTargets,
   displayName: 'HLE',
   description:
     "Humanity's Last Exam: one solver call and one judge call per question, learning from the judge's verdict.\n" +

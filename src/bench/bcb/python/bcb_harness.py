@@ -2,11 +2,15 @@
 
 Input (stdin): one JSON object
     {"nonce": str, "code": str, "test": str,
+     "prefix": str (put before the code: the task's code_prompt in calibrated mode),
+     "sanitize": str | null (an entry point: run BigCodeBench's sanitizer on the code),
+     "prepare_only": bool (stop after the syntax check and the sanitizer),
      "limits": {"address_space": int, "data": int, "stack": int},
      "mpl_fontlist": {"name": str, "json": str} | null}
 Output (file descriptor 3, so test output cannot drown it): one JSON line
     {"nonce", "status", "tests_run", "failures", "errors", "first_error", "issues"}
-status: pass | fail | syntax_error | runtime_error | error (harness problem).
+status: pass | fail | syntax_error | runtime_error | error (harness problem);
+with prepare_only: prepared | syntax_error, and "code" (what would be tested).
 Timeouts are decided by the caller, which kills the whole sandbox.
 
 Execution follows BigCodeBench's evaluator where it affects verdicts: solution
@@ -17,6 +21,7 @@ descendants, and shell commands that kill (or run ps) are faked; then unittest
 runs TestCases and any failure or error fails the task.
 """
 
+import ast
 import builtins
 import contextlib
 import faulthandler
@@ -350,25 +355,158 @@ class _Recorder(unittest.TestResult):
             self._note(subtest, kind, err)
 
 
+
+# --------------------------------------------------------------------------
+# BigCodeBench's sanitizer (bigcodebench/sanitize.py: sanitize), the same rules on
+# Python's ast instead of tree-sitter. It only parses the code, never runs it. Kept:
+# top-level imports, then the top-level classes, functions and assignments the entry
+# point reaches by name (the first definition of each name; decorated definitions are
+# not definitions to it). Dropped: everything else at top level, such as demo calls,
+# prints and `if __name__ == "__main__":` blocks.
+
+def _parses(text):
+    try:
+        ast.parse(text)
+        return True
+    except (SyntaxError, MemoryError):
+        return False
+
+
+def _code_extract(text):
+    """The contiguous run of lines (two or more) that parses and has the most non-blank lines."""
+    lines = text.split("\n")
+    if len(lines) < 2 or (lines[-1].strip() and _parses(text)):
+        return text  # what the search below would find
+    best, best_count = (0, 0), 0
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if _parses("\n".join(lines[i : j + 1])):
+                count = sum(1 for line in lines[i : j + 1] if line.strip())
+                if count > best_count:
+                    best, best_count = (i, j), count
+    return "\n".join(lines[best[0] : best[1] + 1])
+
+
+def _definition_name(node):
+    """The name tree-sitter's grammar would give: the first plain identifier among the assignment's parts."""
+    if isinstance(node, ast.Assign):
+        if isinstance(node.targets[0], ast.Name):
+            return node.targets[0].id
+        return node.value.id if len(node.targets) == 1 and isinstance(node.value, ast.Name) else None
+    if isinstance(node.target, ast.Name):
+        return node.target.id
+    return node.value.id if isinstance(node.value, ast.Name) else None
+
+
+def _identifiers(node):
+    names = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            names.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            names.add(n.attr)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+        elif isinstance(n, ast.keyword) and n.arg:
+            names.add(n.arg)
+        elif isinstance(n, ast.alias):
+            names.update(n.name.split("."))
+            if n.asname:
+                names.add(n.asname)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names.update(n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
+
+
+def _target_code(code, entry_point):
+    code = _code_extract(code.strip())
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, MemoryError):
+        return ""  # tree-sitter would find no definitions in it either
+    imports, definitions, seen = [], [], set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+            continue
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.decorator_list:
+                continue
+            name = node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            name = _definition_name(node)
+        else:
+            continue
+        if name not in seen:
+            seen.add(name)
+            definitions.append((name, node))
+    graph = {name: _identifiers(node) for name, node in definitions}
+    reachable, queue = {entry_point}, [entry_point]
+    while queue:
+        for dep in graph.get(queue.pop(0), ()):
+            if dep not in reachable:
+                reachable.add(dep)
+                queue.append(dep)
+    out = "".join(ast.get_source_segment(code, n) + "\n" for n in imports)
+    out += "".join(ast.get_source_segment(code, n) + "\n" for name, n in definitions if name in reachable)
+    out = out[:-1]
+    # BigCodeBench's last step: drop trailing top-level lines that mention the entry point.
+    lines = out.splitlines()
+    outer = []
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith(" "):
+            break
+        if entry_point in lines[i]:
+            outer.append(i)
+    if outer:
+        out = "\n".join(lines[: outer[-1]])
+    return out
+
+
+def sanitize(code, entry_point):
+    """BigCodeBench's sanitize(); like MemRL's sanitize_code, the code unchanged if it fails."""
+    try:
+        kept = _target_code(code, entry_point).strip()
+        return kept if kept else _code_extract(code)
+    except Exception:
+        return code
+
+
+# --------------------------------------------------------------------------
+
 def main():
     try:
         payload = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         nonce = payload["nonce"]
         code = payload["code"]
         test = payload["test"]
+        prefix = payload.get("prefix") or ""
+        entry_point = payload.get("sanitize")
+        prepare_only = bool(payload.get("prepare_only"))
         limits = payload.get("limits") or {}
         fontlist = payload.get("mpl_fontlist")
     except Exception as exc:  # the caller sent something unusable
         _report(None, "error", first_error="harness input: " + _describe(exc))
         return
 
+    # The syntax gate comes first, on the code as extracted (MemRL's order): code that
+    # does not compile is a syntax_error and never runs, sanitized or not.
     try:
-        compile(code, MODULE_NAME + ".py", "exec")
+        compile(prefix + code, MODULE_NAME + ".py", "exec")
     except (SyntaxError, ValueError) as exc:
-        _report(nonce, "syntax_error", first_error=_describe(exc))
+        _report(nonce, "syntax_error", first_error=_describe(exc), **({"code": code} if prepare_only else {}))
+        return
+    if entry_point:
+        code = sanitize(code, entry_point)
+    if prepare_only:
+        _report(nonce, "prepared", code=code)
         return
     try:
-        program = compile(code + "\n" + test, MODULE_NAME + ".py", "exec")
+        program = compile(prefix + code + "\n" + test, MODULE_NAME + ".py", "exec")
     except (SyntaxError, ValueError) as exc:
         # The solution compiles alone, so the test (or the joint) is at fault.
         _report(nonce, "error", first_error="test code does not compile: " + _describe(exc))

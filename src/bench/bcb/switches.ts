@@ -1,0 +1,25 @@
+/** BigCodeBench's fidelity switches (docs/fidelity.md, "BigCodeBench"). Plain data: index.ts declares them. */
+import type { FidelitySwitch } from '../../util/fidelity.js';
+import { EXTRACT_SWITCH } from './extract.js';
+
+export const SANITIZE_SWITCH = 'bcb.sanitize';
+
+export const BCB_SWITCHES: readonly FidelitySwitch[] = [
+  {
+    id: EXTRACT_SWITCH,
+    class: 'bug',
+    reference:
+      'code = the text between the first ``` and the next ``` (an optional "python" tag skipped, other tags such as python3 or sql kept as code), else the whole reply; stripped',
+    memrl: 'code = the first ```python/py/python3 block, else the first fenced block of any kind, else the whole reply; fences are whole lines, an unterminated fence keeps its body',
+    source: 'memrl/bigcodebench_eval/bcb_adapter.py:extract_code_from_response',
+  },
+  {
+    id: SANITIZE_SWITCH,
+    class: 'choice',
+    reference:
+      'code is tested as extracted: the runner calls the BigCodeBench sanitizer, but the vendored package cannot import it (no bigcodebench/data), so sanitize_code returns the code unchanged',
+    memrl:
+      "BigCodeBench's sanitizer runs after the syntax check: only imports and the definitions the entry point reaches are kept, so top-level demo code (prints, calls, __main__ blocks) is dropped",
+    source: 'memrl/bigcodebench_eval/eval_utils.py:sanitize_code (called from memrl/run/bcb_runner.py:BCBRunner._evaluate_one)',
+  },
+];
