@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultLlbFile, loadLlbFile, LLB_FILES, llbDataDir, type DbTask } from '../../src/bench/llb/dataset.js';
 import { directAnswerMatches, mysql8Compat, parseLiteral, renderRows, rowsMatch } from '../../src/bench/llb/db-score.js';
-import { parseDbReply, parseOsReply } from '../../src/bench/llb/episode.js';
+import { parseDbReplyMemrl } from '../../src/bench/llb/db-parse.js';
+import { parseOsReplyMemrl } from '../../src/bench/llb/os-parse.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memrl-llb-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -73,11 +74,12 @@ describe('LLB db answers', () => {
     expect(mysql8Compat('DELETE FROM t WHERE a = 1;')).toBe('DELETE FROM t WHERE a = 1;');
   });
 
-  it('parses the db and os action formats', () => {
-    expect(parseDbReply('think\nAction: Operation\n```sql\nSELECT 1;\n```')).toEqual({ kind: 'operation', sql: 'SELECT 1;' });
-    expect(parseDbReply('Action: Answer\nFinal Answer: ["a"]')).toEqual({ kind: 'answer', answer: '["a"]' });
-    expect(parseDbReply('SELECT 1')).toEqual({ kind: 'invalid' });
-    expect(parseOsReply('Act: bash\n```bash\nls /\n```')).toEqual({ kind: 'bash', script: 'ls /' });
-    expect(parseOsReply('Act: finish')).toEqual({ kind: 'finish' });
+  it("parses the db and os action formats (memrl's lenient parsers)", () => {
+    expect(parseDbReplyMemrl('think\nAction: Operation\n```sql\nSELECT 1;\n```')).toMatchObject({ action: 'execute', content: 'SELECT 1;' });
+    expect(parseDbReplyMemrl('action:answer\nFinal Answer:\n["a"]')).toMatchObject({ action: 'finish', content: '["a"]' });
+    expect(parseDbReplyMemrl('SELECT 1')).toMatchObject({ action: 'invalid', content: null });
+    expect(parseOsReplyMemrl('**Act:** bash\n```sh\nls /\n```\n```bash\npwd\n```')).toMatchObject({ action: 'execute', content: 'ls /\n\npwd' });
+    expect(parseOsReplyMemrl('Act: bash\nno block')).toMatchObject({ action: 'invalid' });
+    expect(parseOsReplyMemrl('Act: finish')).toMatchObject({ action: 'finish', content: null });
   });
 });

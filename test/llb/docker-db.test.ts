@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkDbGold } from '../../src/bench/llb/check-gold-db.js';
 import { defaultLlbFile, loadLlbFile, type DbTask } from '../../src/bench/llb/dataset.js';
 import { runDbEpisode } from '../../src/bench/llb/episode.js';
+import { LLB_FIDELITY_SWITCHES } from '../../src/bench/llb/switches.js';
+import { makeFidelity } from '../../src/util/fidelity.js';
 import { startContainerSqlServer, type ContainerSqlServer } from '../../src/env/sql/docker.js';
 import { checkMariadb, localSqlServer } from '../../src/env/sql/local.js';
 import type { SqlServer } from '../../src/env/sql/sql-server.js';
@@ -75,9 +77,12 @@ describe.skipIf(req.skip)('LLB db on a server container', () => {
     expect(killed.n).toBe(1);
     expect(out.status).toBe('error');
     expect(out.error).toMatch(/database evaluator failed: .*gone/);
-    expect(out.steps).toBe(1);
+    // Steps count the model's replies (the reference's step count): the second one's statement met the dead server.
+    expect(out.steps).toBe(2);
     const gold = 'Action: Answer\nFinal Answer: ' + JSON.stringify(task.answer.direct);
-    const next = await settleEpisode(runDbEpisode(task, episodeContext(scriptedModel([gold])), { maxSteps: 5, temperature: 0 }, server()));
+    // A JSON answer: memrl's validator reads it (the reference's wants tuples).
+    const json = makeFidelity('reference', LLB_FIDELITY_SWITCHES, { 'llb.db-direct-validator': 'memrl' });
+    const next = await settleEpisode(runDbEpisode(task, episodeContext(scriptedModel([gold])), { maxSteps: 5, temperature: 0, fidelity: json }, server()));
     expect(next.status).toBe('pass');
     expect(started!.restarts()).toBe(1);
   }, 120_000);

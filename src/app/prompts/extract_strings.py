@@ -9,6 +9,7 @@ Locators name a string by where it is bound, never by its text:
   path.py:func:target          assignment inside a function (target: a name or self.attr)
   path.py:Class.method:target  the same inside a method
   path.py:func@N               the N-th string literal of a function body (from 1, in source order)
+  path.py:NAME@N               the N-th string literal inside a module constant (e.g. a dict of prompts)
 A value may be a literal, an f-string, implicit or `+` concatenation, a reference to a
 module constant, or any of those followed by .strip()/.lstrip()/.rstrip()/.format(...).
 """
@@ -123,7 +124,7 @@ def strip_segments(segs, method):
     return segs
 
 
-def nth_literal(scope, n):
+def nth_literal(scope, n, docstring=True):
     """The n-th string literal (plain or f-string) of a function body, outermost first, in source order."""
     found = []
 
@@ -135,7 +136,7 @@ def nth_literal(scope, n):
                 visit(child)
 
     body = scope.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if docstring and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body = body[1:]  # the docstring is not a prompt
     for stmt in body:
         visit(ast.Module(body=[stmt], type_ignores=[]))
@@ -157,7 +158,14 @@ def extract(root, locator, fmt, cache):
     tree = cache[path]
     if "@" in name:
         scope_path, _, n = name.rpartition("@")
-        node = nth_literal(find_scope(tree, scope_path), int(n))
+        if scope_path and "." not in scope_path and not any(
+            isinstance(c, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and c.name == scope_path for c in tree.body
+        ):
+            # A module constant holding several strings (a dict or list of prompts).
+            holder = ast.Module(body=[ast.Expr(module_constant(tree, scope_path))], type_ignores=[])
+            node = nth_literal(holder, int(n), docstring=False)
+        else:
+            node = nth_literal(find_scope(tree, scope_path), int(n))
     elif ":" in name:
         scope_path, _, target = name.partition(":")
         node = assigned_value(find_scope(tree, scope_path), target, deep=True)

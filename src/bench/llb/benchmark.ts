@@ -8,6 +8,7 @@ import { loadLlbFile, type LlbTask, type LlbTaskKind } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
 import { runDbEpisode, runOsEpisode, type LlbEpisodeOptions } from './episode.js';
 import { openDbBackend, openOsBackend, type LlbDbBackend, type LlbEvaluatorOptions, type LlbOsBackend } from './evaluator.js';
+import { PyRandom } from './py-random.js';
 import { llbSimPlayer } from './sim-player.js';
 
 export interface LlbBenchmarkOptions {
@@ -16,23 +17,34 @@ export interface LlbBenchmarkOptions {
   validFile: string;
   validate: boolean;
   limit?: number | null;
+  /** experiment.dataset_ratio (default 1: every task). */
+  datasetRatio?: number;
+  /** experiment.random_seed, for the dataset_ratio sample. */
+  seed?: number;
   episode: LlbEpisodeOptions;
   /** Where tasks run (default: local). */
   evaluator?: LlbEvaluatorOptions;
 }
 
-/** Train (and validation) tasks in string order of the sample index; `limit` keeps the first N of each. */
-export function loadLlbTasks(opts: Pick<LlbBenchmarkOptions, 'task' | 'splitFile' | 'validFile' | 'validate' | 'limit'>): LoadedTasks<LlbTask> {
+/**
+ * Train (and validation) tasks in string order of the sample index. Below a
+ * dataset_ratio of 1 the training tasks are Python's random.seed(seed);
+ * random.sample(keys, int(n · ratio)), in the order drawn (memrl/run/llb_rl_runner.py:
+ * LLBRunner._split_dataset); then `limit` keeps the first N of each set.
+ */
+export function loadLlbTasks(opts: Pick<LlbBenchmarkOptions, 'task' | 'splitFile' | 'validFile' | 'validate' | 'limit' | 'datasetRatio' | 'seed'>): LoadedTasks<LlbTask> {
   const train = loadLlbFile(opts.splitFile, opts.task);
   const valid = opts.validate ? loadLlbFile(opts.validFile, opts.task) : null;
   const cut = <T>(xs: T[]) => (opts.limit ? xs.slice(0, opts.limit) : xs);
-  const trainTasks = cut(train.tasks);
+  const ratio = opts.datasetRatio ?? 1;
+  const sampled = ratio < 1 ? new PyRandom(opts.seed ?? 42).sample(train.tasks, Math.floor(train.tasks.length * ratio)) : train.tasks;
+  const trainTasks = cut(sampled);
   const validTasks = valid ? cut(valid.tasks) : [];
   return {
     train: trainTasks,
     valid: validTasks,
     sources: [train, ...(valid ? [valid] : [])].map((f) => ({ path: f.path, sha256: f.sha256 })),
-    splitLabel: `${opts.task}: ${basename(opts.splitFile)} (${trainTasks.length})${valid ? ` / ${basename(opts.validFile)} (${validTasks.length})` : ''}`,
+    splitLabel: `${opts.task}: ${basename(opts.splitFile)}${ratio < 1 ? ` ratio ${ratio} seed ${opts.seed ?? 42}` : ''} (${trainTasks.length})${valid ? ` / ${basename(opts.validFile)} (${validTasks.length})` : ''}`,
   };
 }
 
@@ -85,11 +97,17 @@ export function createLlbRun(s: LlbSettings, cfg: ResolvedConfig<LlbSettings>): 
     validFile: s.validFile,
     validate: cfg.run.runValidation,
     limit: cfg.run.limit,
+    datasetRatio: s.datasetRatio,
+    seed: cfg.run.seed,
     episode: {
       maxSteps: cfg.run.maxSteps,
       temperature: cfg.llm.temperature,
       maxTokens: cfg.llm.maxTokens ?? undefined,
       promptDir: packNamespace(cfg.run.prompts, 'llb'),
+      memoryPromptDir: packNamespace(cfg.run.prompts, 'memory'),
+      fidelity: cfg.fidelity,
+      // The reference labels successes procedure and reflections adjustment; its vanilla updater stores every memory as a procedure.
+      memoryType: (m) => (m.success || cfg.memory.updateStrategy === 'vanilla' ? 'procedure' : 'adjustment'),
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency },
   });

@@ -5,11 +5,20 @@
  * tasks; for direct tasks the untouched check is the md5-less "answer = nothing",
  * which can only pass when the gold answer is empty): a check that passes there is vacuous.
  */
+import { makeFidelity } from '../../util/fidelity.js';
 import { mapPool } from '../../util/pool.js';
 import { adaptSql } from './db-score.js';
 import type { SqlServer } from '../../env/sql/sql-server.js';
 import type { DbTask } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S, rowsAsAnswer, scoreDbTask, withDbTask } from './db-env.js';
+import { LLB_FIDELITY_SWITCHES, LLB_SWITCHES } from './switches.js';
+
+/**
+ * The gold check measures the machine (does the server reproduce the gold results?),
+ * so direct answers are compared by memrl's validator: the reference's cannot match
+ * a gold string holding a comma, whoever answers.
+ */
+const GOLD_SCORING = makeFidelity('reference', LLB_FIDELITY_SWITCHES, { [LLB_SWITCHES.dbDirectValidator]: 'memrl' });
 
 export interface DbGoldResult {
   id: string;
@@ -24,10 +33,10 @@ export async function checkDbGoldTask(task: DbTask, server?: SqlServer): Promise
   const gold = await withDbTask(task, async (db) => {
     const r = await db.exec(adaptSql(task.answer.sql, db.dialect), DB_STATEMENT_TIMEOUT_S);
     if (!r.ok) return { pass: false, error: r.error };
-    const s = await scoreDbTask(db, task, rowsAsAnswer(r.rows));
+    const s = await scoreDbTask(db, task, rowsAsAnswer(r.rows), GOLD_SCORING);
     return { pass: s.success, error: s.success ? undefined : s.error ?? (kind === 'md5' ? `hash ${s.hash} != ${task.answer.md5}` : `rows ${rowsAsAnswer(r.rows).slice(0, 200)}`) };
   }, server);
-  const vacuous = await withDbTask(task, async (db) => (await scoreDbTask(db, task, kind === 'md5' ? '' : '[]')).success, server);
+  const vacuous = await withDbTask(task, async (db) => (await scoreDbTask(db, task, kind === 'md5' ? '' : '[]', GOLD_SCORING)).success, server);
   return { id: task.id, kind, pass: gold.pass, vacuous, error: gold.error };
 }
 

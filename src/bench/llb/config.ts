@@ -11,7 +11,9 @@ import type { MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
 import type { MemoryParams } from '../../memory/types.js';
 import { UserError } from '../../util/errors.js';
+import type { Fidelity } from '../../util/fidelity.js';
 import { sharedDataDir } from '../../util/paths.js';
+import { LLB_SWITCHES, REFERENCE_SIM_NORM } from './switches.js';
 
 /** rl_llb_config.yaml */
 export const llbDefaults: ConfigLayer = {
@@ -31,6 +33,7 @@ export const llbDefaults: ConfigLayer = {
     batch_size: 5,
     max_steps: 15,
     valid_interval: 0,
+    dataset_ratio: 1.0,
   },
   rl_config: {
     epsilon: 0.01,
@@ -71,6 +74,7 @@ export const LLB_KEYS = [
   'experiment.llb_q_floor',
   'experiment.llb_dedup_by_task_id',
   'experiment.max_steps',
+  'experiment.dataset_ratio',
 ];
 
 export interface LlbSettings {
@@ -79,6 +83,13 @@ export interface LlbSettings {
   splitFile: string;
   /** Absolute path of the validation data file (experiment.valid_file, else the shared val file of `task`). */
   validFile: string;
+  /**
+   * experiment.dataset_ratio: below 1, the training tasks are Python's
+   * random.sample(sorted keys, int(n · ratio)) under experiment.random_seed, in the
+   * order drawn, the same every epoch (as run/run_llb.py passes it to LLBRunner as
+   * train_set_ratio).
+   */
+  datasetRatio: number;
 }
 
 const LLB_SHARED = {
@@ -106,14 +117,25 @@ export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbS
     const shared = join(dir, basename(given));
     return existsSync(shared) ? shared : local;
   };
-  return { task, splitFile: pick(exp.split_file, LLB_SHARED[task].train), validFile: pick(exp.valid_file, LLB_SHARED[task].valid) };
+  return {
+    task,
+    splitFile: pick(exp.split_file, LLB_SHARED[task].train),
+    validFile: pick(exp.valid_file, LLB_SHARED[task].valid),
+    datasetRatio: exp.dataset_ratio,
+  };
 }
 
-/** The reference's LLB options on the engine: raw or z-scored scores, its own Q floor, one memory per source task. */
-export function llbMemoryParams(params: MemoryParams, cfg: MemrlConfig): MemoryParams {
+/**
+ * The reference's LLB options on the engine: raw or z-scored scores, its own Q floor,
+ * one memory per source task; and the similarity normalisation it really runs with
+ * (switch llb.sim-norm-from-yaml: the config's memory.sim_norm_mean / std).
+ */
+export function llbMemoryParams(params: MemoryParams, cfg: MemrlConfig, fidelity: Fidelity): MemoryParams {
   const exp = cfg.experiment;
+  const simNorm = fidelity.memrl(LLB_SWITCHES.simNormFromYaml) ? {} : { simNormMean: REFERENCE_SIM_NORM.mean, simNormStd: REFERENCE_SIM_NORM.std };
   return {
     ...params,
+    ...simNorm,
     zScore: exp.llb_use_z_score_normalization,
     dedupByTaskId: exp.llb_dedup_by_task_id,
     // experiment.llb_q_floor overrides rl_config.q_floor.

@@ -35,13 +35,36 @@ export function tableSetupSql(task: DbTask, dialect: SqlDialect = 'mariadb'): st
   return lines.join('\n');
 }
 
-export function tableHashSql(task: DbTask): string {
-  const cols = task.table.columns.map((c) => quoteIdent(c.name)).join(', ');
+/**
+ * The reference's table-state query (db_bench/task.py:DBBench._get_task_output), as
+ * it writes it: column names in backticks, unescaped.
+ */
+export function md5HashQuery(table: string, columns: readonly string[]): string {
+  const cols = columns.map((c) => `\`${c}\``).join(',');
   return (
-    'SET SESSION group_concat_max_len = 1024;\n' +
-    `SELECT MD5(GROUP_CONCAT(rowhash ORDER BY rowhash)) AS hash FROM ` +
-    `(SELECT SUBSTRING(MD5(CONCAT_WS(',', ${cols})), 1, 5) AS rowhash FROM ${quoteIdent(task.table.name)}) AS sub;`
+    'select md5(group_concat(rowhash order by rowhash)) as hash ' +
+    `from( SELECT substring(MD5(CONCAT_WS(',', ${cols})), 1, 5) AS rowhash FROM \`${table}\`) as sub;`
   );
+}
+
+/** What memrl sends: MySQL 8's group_concat_max_len first (MariaDB's default is larger), then the reference's query. */
+export function tableHashSql(task: DbTask): string {
+  return `SET SESSION group_concat_max_len = 1024;\n${md5HashQuery(task.table.name, task.table.columns.map((c) => c.name))}`;
+}
+
+/** The result could not be read as a hash (the reference raises TaskEnvironmentException: the task counts as failed). */
+export class Md5ResultError extends Error {
+  override name = 'Md5ResultError';
+}
+
+/**
+ * The reference's reading of the hash query's result, str(cursor.fetchall()) or the
+ * error text: the first `('…',)` (quotes optional), so `[(None,)]` gives 'None'.
+ */
+export function md5AnswerFromResult(result: string): string {
+  const m = /\('?([^\n]*?)'?,\)/.exec(result);
+  if (!m) throw new Md5ResultError(`cannot read a hash from ${JSON.stringify(result.slice(0, 200))}`);
+  return m[1] as string;
 }
 
 /**
@@ -133,11 +156,14 @@ export function renderRows(rows: (string | null)[][]): string {
   return '[' + rows.map((r) => '(' + r.map(pyCell).join(', ') + (r.length === 1 ? ',' : '') + ')').join(', ') + ']';
 }
 
-/** The next user message after an Operation: the rows, or the error text. */
+/**
+ * The next user message after a statement, as the reference's str(cursor.fetchall())
+ * or str(error) of mysql.connector: the rows, or `errno (sqlstate): message`.
+ */
 export function observationOf(r: SqlResult): string {
-  if (r.timedOut) return `Error: the statement was cut by the time limit. ${r.error ?? ''}`.trim();
-  if (!r.ok) return r.error ?? 'Error';
-  return renderRows(r.rows);
+  if (r.ok) return renderRows(r.rows);
+  if (r.errorCode !== undefined && r.errorMessage !== undefined) return r.sqlState ? `${r.errorCode} (${r.sqlState}): ${r.errorMessage}` : `${r.errorCode}: ${r.errorMessage}`;
+  return r.error ?? 'Error';
 }
 
 // ---------- parsing an answer ----------
@@ -286,10 +312,14 @@ export function rowsMatch(answer: readonly unknown[][], gold: readonly unknown[]
   return true;
 }
 
-/** The direct-answer check of a Final Answer text. */
-export function directAnswerMatches(task: DbTask, answer: string): boolean {
-  const gold = task.answer.direct ?? [];
+/** memrl's check of a Final Answer text against gold rows (order-free unless `ordered`). */
+export function memrlDirectMatches(answer: string, gold: unknown[][], ordered: boolean): boolean {
   const rows = parseAnswerRows(answer, gold);
   if (!rows) return gold.length === 0;
-  return rowsMatch(rows, gold, goldIsOrdered(task.answer.sql));
+  return rowsMatch(rows, gold, ordered);
+}
+
+/** memrl's direct-answer check of a task (row order counts when the gold SQL has ORDER BY). */
+export function directAnswerMatches(task: DbTask, answer: string): boolean {
+  return memrlDirectMatches(answer, task.answer.direct ?? [], goldIsOrdered(task.answer.sql));
 }

@@ -6,6 +6,8 @@ import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { LLB_KEYS, llbDefaults, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
 import { llbGoldCheck } from './gold-command.js';
+import { LLB_REFERENCE_PROMPTS } from './reference-prompts.js';
+import { LLB_FIDELITY_SWITCHES } from './switches.js';
 
 export const llb: BenchmarkModule<LlbSettings> = {
   kind: 'benchmark',
@@ -25,7 +27,8 @@ export const llb: BenchmarkModule<LlbSettings> = {
   flags: llbFlags,
   evaluatorFlags: true,
   flagHelp: {
-    '--run-validation': 'score the validation file every experiment.valid_interval epochs (default: memrl.run_validation, else on when valid_interval > 0)',
+    '--run-validation':
+      'score the validation file every experiment.valid_interval epochs (default: memrl.run_validation, else on when valid_interval > 0 and valid_file is set, as the reference; forced on without valid_file: the shared val file)',
     '--evaluator':
       'where tasks run: local = the host MariaDB (db) / the rootfs sandbox (os); docker = one server container per run (db) / one container per task (os), images from memrl.evaluator.docker.images (default: memrl.evaluator.backend, else local)',
   },
@@ -41,9 +44,13 @@ export const llb: BenchmarkModule<LlbSettings> = {
   ],
   resolve: resolveLlbSettings,
   memoryParams: llbMemoryParams,
-  // Validation every experiment.valid_interval epochs; 0 = never.
-  runValidation: (tree) => tree.experiment.valid_interval > 0,
+  // The reference validates after every valid_interval-th section (0 = never), and only with a valid_file
+  // (memrl/run/llb_rl_runner.py:LLBRunner.run, _load_eval_datasets).
+  runValidation: (tree) => tree.experiment.valid_interval > 0 && Boolean(tree.experiment.valid_file),
   validInterval: (tree) => Math.max(1, tree.experiment.valid_interval),
+  fidelitySwitches: LLB_FIDELITY_SWITCHES,
+  referencePrompts: LLB_REFERENCE_PROMPTS,
+  fidelityTargets: async () => (await import('./fidelity.js')).llbFidelityTargets(),
   tagFamily: 'llb',
   manifest: (s) => ({ llb: { ...s } }),
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),

@@ -16,8 +16,9 @@ function lastUser(req: ChatRequest): string {
   return '';
 }
 
-function firstAssistant(req: ChatRequest): string | null {
-  const m = req.messages.find((x) => x.role === 'assistant');
+/** The agent's first reply in the conversation (after the opening's acknowledgement), or null on the first turn. */
+function firstReply(req: ChatRequest): string | null {
+  const m = req.messages.filter((x) => x.role === 'assistant')[1];
   return m ? (typeof m.content === 'string' ? m.content : '') : null;
 }
 
@@ -27,7 +28,7 @@ export function wrongSql(task: DbTask): string {
 }
 
 function dbReply(task: DbTask, req: ChatRequest, rng: Rng): string {
-  const first = firstAssistant(req);
+  const first = firstReply(req);
   if (first === null) {
     const p = successProbability({ taskId: task.id, taskKey: task.key, memories: req.memoryHints ?? [] });
     const follow = rng.next() < p;
@@ -40,7 +41,7 @@ function dbReply(task: DbTask, req: ChatRequest, rng: Rng): string {
 }
 
 function osReply(task: OsTask, req: ChatRequest, rng: Rng): string {
-  if (firstAssistant(req) !== null) return '(simulated) Done.\nAct: finish';
+  if (firstReply(req) !== null) return '(simulated) Done.\nAct: finish';
   const p = successProbability({ taskId: task.id, taskKey: task.key, memories: req.memoryHints ?? [] });
   const script = rng.next() < p && task.groundTruthScript ? task.groundTruthScript : 'echo "not sure what to do"';
   return `(simulated) Running the commands.\nAct: bash\n\`\`\`bash\n${script}\n\`\`\``;

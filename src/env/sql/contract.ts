@@ -29,6 +29,9 @@ export interface SqlResult {
   /** The server's error, e.g. `(1064, "You have an error ...")`, when !ok. */
   error?: string;
   errorCode?: number;
+  /** The server's SQLSTATE and bare message, when it reported an `ERROR nnnn (state)`. */
+  sqlState?: string;
+  errorMessage?: string;
   timedOut: boolean;
 }
 

@@ -41,6 +41,7 @@ function resultOf(run: ClientRun): SqlResult {
     columns: [],
     error: code !== undefined ? `(${code}, ${JSON.stringify(msg)})` : msg,
     errorCode: code,
+    ...(m ? { sqlState: m[2] as string, errorMessage: msg } : {}),
     timedOut: run.killed || (code !== undefined && TIMEOUT_CODES.has(code)),
   };
 }
