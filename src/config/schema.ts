@@ -157,9 +157,9 @@ export const ExperimentSchema = z
       .default(32)
       .describe('Tasks per batch: all tasks of a batch retrieve from the same memory; updates are committed at the batch barrier. CLI: --batch-size.'),
     max_steps: int((n) => n.min(1)).default(30).describe('LLB, ALFWorld: maximum turns per episode.'),
-    valid_interval: int((n) => n.min(0)).default(1).describe('LLB and ALFWorld: validate after every N-th epoch (those with epoch % N == 0); 0 = never after an epoch (LLB: no validation at all; ALFWorld: only the pass before training).'),
+    valid_interval: int((n) => n.min(0)).default(1).describe('LLB and ALFWorld: validate after every N-th epoch (those with epoch % N == 0); 0 = never after an epoch (the pass before training still runs when experiment.val_before_train).'),
     test_interval: int((n) => n.min(0)).default(1).describe('Inert: never read by the reference.'),
-    dataset_ratio: num(z.number().gt(0).max(1)).default(0.7).describe('HLE, ALFWorld: fraction of the data used.'),
+    dataset_ratio: num(z.number().gt(0).max(1)).default(0.7).describe('HLE, ALFWorld, LLB: fraction of the data used (each sampled as its reference runner does).'),
     few_shot_path: z.string().default('data/alfworld/alfworld_examples.json').describe('ALFWorld: few-shot examples file.'),
     bon: int((n) => n.min(0)).default(0).describe('Inert: best-of-N evaluation, never wired up in the reference.'),
     hle_categories: z.array(z.string()).nullable().default(null).describe('HLE: keep only these categories; null = all.'),
@@ -267,7 +267,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe(
-        "Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (BCB: experiment.bcb_run_validation; LLB: experiment.valid_interval > 0; others: on). CLI: --run-validation / --no-run-validation.",
+        "Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (BCB: experiment.bcb_run_validation; LLB: when experiment.valid_file is set; others: on; LLB and ALFWorld then validate after every experiment.valid_interval-th epoch). CLI: --run-validation / --no-run-validation.",
       ),
     max_error_rate: num(z.number().min(0).max(1))
       .default(0.5)

@@ -56,7 +56,7 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   runValidation: boolean;
   /** With runValidation: also validate before epoch 1 (the memory-free start). */
   validateBeforeTraining: boolean;
-  /** With runValidation: validate after epoch e only when e % validInterval == 0 (the reference's valid_interval; default 1). */
+  /** With runValidation: validate after epoch e only when e % validInterval == 0 (the reference's valid_interval; default 1; 0 = never after an epoch, only before training). */
   validInterval?: number;
   /** Create the chat model once tasks are known (the sim model needs the benchmark's player). */
   createModel: (simPlayer: SimPlayer) => ChatModel;
@@ -439,7 +439,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   for (let epoch = doneEpoch + 1; epoch <= plan.epochs && !aborted(); epoch++) {
     const ok = await trainEpoch(epoch);
     if (!ok) break;
-    if (plan.runValidation && epoch % (plan.validInterval ?? 1) === 0) await validate(epoch);
+    const every = plan.validInterval ?? 1;
+    if (plan.runValidation && every > 0 && epoch % every === 0) await validate(epoch);
     if (aborted()) break;
     // Not checkpointed: a resume runs the epoch again, once the fault is fixed.
     failure = failureOf(epoch);

@@ -80,7 +80,9 @@ export interface ReferencePrompt {
    * The strings, joined by `join`: each `path.py:Name` where Name is a module
    * constant (`PROMPT`), a class attribute (`Class.PROMPT`), an assignment inside a
    * function (`Class.method:self.PROMPT`, `func:prompt`), or the n-th string literal
-   * of a function body counted from 1 (`Class.method@2`).
+   * of a function body counted from 1 (`Class.method@2`). An entry that is just a
+   * memrl placeholder (`{{solution}}`) is put in as it is: for a value the reference
+   * splices in from a variable between its strings.
    */
   from: readonly string[];
   join?: string;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAlfworldBenchmark, type AlfworldBenchmark } from '../../src/bench/alfworld/benchmark.js';
 import { parseReply } from '../../src/bench/alfworld/action.js';
 import { taskDescription } from '../../src/bench/alfworld/dataset.js';
-import { literalEval, pyRepr } from '../../src/bench/alfworld/pytext.js';
+import { literalEval, pyRepr } from '../../src/util/python/values.js';
 import { ACTION_PARSE, ALFWORLD_SWITCHES, LLM_ERROR } from '../../src/bench/alfworld/switches.js';
 import type { EpisodeContext, InjectedMemory } from '../../src/core/index.js';
 import { ProviderError } from '../../src/llm/errors.js';

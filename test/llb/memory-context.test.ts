@@ -80,8 +80,8 @@ describe('LLB memory context', () => {
     expect(block).toContain('Trajectory:\nassistant: OK.\nuser: How many orders are there?');
   });
 
-  it("failures are cut where memrl's writer puts the failed trajectory, and at the reference's \"Failed approach:\"", () => {
-    expect(writerFailureMarker(undefined)).toBe('failed trajectory:');
+  it("failures are cut where memrl's writer puts the failed trajectory, which is the reference's \"Failed approach:\"", () => {
+    expect(writerFailureMarker(undefined)).toBe('failed approach:');
     const block = llbMemoryBlock('db', [memory(failureMemory(transcript), false)], opts)!;
     expect(block).toContain('Counted the wrong table.');
     expect(block).not.toContain('SELECT COUNT');

@@ -11,8 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.js';
 import { loadLlbTasks } from '../../src/bench/llb/benchmark.js';
 import { defaultLlbFile } from '../../src/bench/llb/dataset.js';
-import { PyRandom } from '../../src/bench/llb/py-random.js';
-import { pyFloat } from '../../src/bench/llb/py.js';
+import { PyRandom } from '../../src/util/python/random.js';
+import { pyFloat } from '../../src/util/python/text.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memrl-llb-config-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -41,13 +41,13 @@ describe('llb.sim-norm-from-yaml', () => {
 });
 
 describe('experiment.valid_interval', () => {
-  it('validates every valid_interval epochs, only with a valid_file', () => {
+  it('validates every valid_interval epochs, only with a valid_file; 0 leaves only the pass before training', () => {
     const on = loadConfig(yaml('experiment:\n  valid_interval: 3\n  valid_file: data/llb/db_val.json\n'), {}, 'llb');
     expect([on.run.runValidation, on.run.validInterval]).toEqual([true, 3]);
     const noFile = loadConfig(yaml('experiment:\n  valid_interval: 3\n'), {}, 'llb');
     expect(noFile.run.runValidation).toBe(false);
-    const off = loadConfig(yaml('experiment:\n  valid_interval: 0\n  valid_file: data/llb/db_val.json\n'), {}, 'llb');
-    expect(off.run.runValidation).toBe(false);
+    const off = loadConfig(yaml('experiment:\n  valid_interval: 0\n  val_before_train: true\n  valid_file: data/llb/db_val.json\n'), {}, 'llb');
+    expect([off.run.runValidation, off.run.validInterval, off.run.valBeforeTrain]).toEqual([true, 0, true]);
   });
 });
 

@@ -48,11 +48,18 @@ function checkoutCommit(dir: string): string | null {
   }
 }
 
+/** A `from` entry that is one of memrl's placeholders, not a location in the reference. */
+const PLACEHOLDER_PIECE = /^\{\{[A-Za-z_][A-Za-z0-9_.-]*\}\}$/;
+
 /** One template's text from its extracted strings, or the problems that stop it. */
 function buildTemplate(spec: ReferencePrompt, extracted: Extracted): { text: string } | { problems: string[] } {
   const problems: string[] = [];
   const parts: string[] = [];
   for (const locator of spec.from) {
+    if (PLACEHOLDER_PIECE.test(locator)) {
+      parts.push(locator);
+      continue;
+    }
     const got = extracted[locator];
     if (!got || 'error' in got) {
       problems.push(`${locator}: ${got && 'error' in got ? got.error : 'not read'}`);
@@ -85,7 +92,9 @@ export function importReferencePrompts(checkout: string, out: string, registry: 
   }
   const spaces = namespaces.filter((s) => s.reference.length > 0);
   const items = new Map<string, boolean>();
-  for (const space of spaces) for (const spec of space.reference) for (const loc of spec.from) items.set(loc, (items.get(loc) ?? false) || Boolean(spec.format));
+  for (const space of spaces) {
+    for (const spec of space.reference) for (const loc of spec.from) if (!PLACEHOLDER_PIECE.test(loc)) items.set(loc, (items.get(loc) ?? false) || Boolean(spec.format));
+  }
   const extracted = extractStrings(
     checkout,
     [...items].map(([locator, format]) => ({ locator, format })),

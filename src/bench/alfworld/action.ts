@@ -6,7 +6,7 @@
  * stricter parser behind the `alfworld.action-parse` switch.
  */
 import type { ChatMessage } from '../../llm/types.js';
-import { pyStrip } from './pytext.js';
+import { pyStrip } from '../../util/python/text.js';
 
 export interface ParsedReply {
   thought: string;

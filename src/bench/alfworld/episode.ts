@@ -17,7 +17,7 @@ import { BridgeFault, BridgeRequestError, type BridgePool, type ResetReply } fro
 import { taskDescription, type AlfworldTask, type FewShotExamples } from './dataset.js';
 import { actTurn, observationMessage, sendable } from './action.js';
 import { AlfworldPrompts, MemoryFormatError, openingMessages } from './messages.js';
-import { reprMessages } from './pytext.js';
+import { reprMessages } from '../../util/python/values.js';
 import type { SimChannel } from './sim-player.js';
 import { ACTION_PARSE, LLM_ERROR } from './switches.js';
 

@@ -16,7 +16,7 @@ import { packNamespace } from '../../util/template.js';
 import { actTurn } from './action.js';
 import { formatMemoryRecord, recordBodies } from './memory-format.js';
 import { AlfworldPrompts, MemoryFormatError, openingMessages } from './messages.js';
-import { pyLen } from './pytext.js';
+import { pyLen } from '../../util/python/text.js';
 import { ACTION_PARSE, LLM_ERROR } from './switches.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

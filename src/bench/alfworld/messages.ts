@@ -15,7 +15,7 @@ import type { ChatMessage } from '../../llm/types.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { EXAMPLE_FOR, type FewShotExamples, type TaskType } from './dataset.js';
 import { attemptTurns, formatMemoryRecord, type RecordLabels } from './memory-format.js';
-import { jsonDumpsMessages, literalEval, type PyValue } from './pytext.js';
+import { jsonDumpsMessages, literalEval, type PyValue } from '../../util/python/values.js';
 
 export const ALFWORLD_PROMPT_DIR = 'src/bench/alfworld/prompts';
 

@@ -11,7 +11,7 @@
  *   ~~~; an unterminated fence (a reply cut off by max_tokens) still yields its contents.
  */
 import type { Fidelity } from '../../core/index.js';
-import { PY_WS, pyIgnoreCase, pyStrip } from './python-text.js';
+import { PY_WS, pyIgnoreCase, pyStrip } from '../../util/python/text.js';
 
 export const EXTRACT_SWITCH = 'bcb.extract-code';
 

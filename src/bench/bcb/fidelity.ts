@@ -8,7 +8,7 @@ import { packNamespace } from '../../util/template.js';
 import { EXTRACT_SWITCH, extractCode, extractCodeReference } from './extract.js';
 import { BcbMemoryOutcomeError, bcbMemoryShape, buildBcbMemoryContext, pyStr, type BcbMemoryRecord } from './memory-context.js';
 import { prepareBcbCode } from './prepare.js';
-import { pyLen, pyStrip, pyTruthy as truthy } from './python-text.js';
+import { pyLen, pyStrip, pyTruthy as truthy } from '../../util/python/text.js';
 import { SANITIZE_SWITCH } from './switches.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {

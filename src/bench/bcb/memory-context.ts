@@ -19,7 +19,7 @@
  * budget // n is cut to that many characters, wrapper included, and "..." appended.
  */
 import { loadTemplate, render } from '../../util/template.js';
-import { PY_WS, pyIgnoreCase, pyLen, pySlice, pyStrip, pyTruthy as truthy } from './python-text.js';
+import { PY_WS, pyIgnoreCase, pyLen, pySlice, pyStrip, pyTruthy as truthy } from '../../util/python/text.js';
 
 export const BCB_PROMPT_DIR = 'src/bench/bcb/prompts';
 

@@ -1,3 +1,4 @@
+import { pyStrip } from '../../util/python/text.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
 import { ZERO_USAGE, type ChatMessage, type ContentPart, type TokenUsage } from '../../llm/types.js';
@@ -6,7 +7,7 @@ import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, HLE_PROMPT_DIR } from './memory-context.js';
-import { JUDGE_VERDICT_SWITCH } from './switches.js';
+import { ATTEMPT_SOLUTION_SWITCH, JUDGE_VERDICT_SWITCH } from './switches.js';
 
 export { HLE_PROMPT_DIR };
 
@@ -45,12 +46,48 @@ export function hleImages(task: HleTask, memories: readonly InjectedMemory[], ta
   return urls;
 }
 
-/** The solver's messages: format rules, memories (own system message), then the question with its images. */
+/** Where hleTrajectory puts the solver's reply. */
+const SOLUTION_MARK = '\n\nSolution:\n';
+
+/**
+ * The reflection baseline's note on this question's previous attempt, as the reference
+ * builds it (HLERunner._format_reflection_note): its result, the question and the
+ * solution alone; the solution's line is left out when there is none.
+ */
+export function hleAttemptNote(
+  task: Pick<HleTask, 'question'>,
+  attempt: { trajectory: string; success: boolean },
+  opts: { promptDir?: string; fidelity?: Fidelity } = {},
+): string {
+  const { promptDir } = opts;
+  const cut = attempt.trajectory.indexOf(SOLUTION_MARK);
+  const answer = pyStrip(cut >= 0 ? attempt.trajectory.slice(cut + SOLUTION_MARK.length) : attempt.trajectory);
+  // The reference keeps "QUESTION\n<q>\n\nSOLUTION\n<answer>\n" and takes what follows the first "SOLUTION" in it.
+  const referenceCut = (): string => {
+    const kept = `QUESTION\n${task.question}\n\nSOLUTION\n${answer}\n`;
+    return pyStrip(kept.slice(kept.indexOf('SOLUTION') + 'SOLUTION'.length));
+  };
+  const solution = (opts.fidelity ?? REFERENCE_FIDELITY).memrl(ATTEMPT_SOLUTION_SWITCH) ? answer : referenceCut();
+  const result = loadTemplate(HLE_PROMPT_DIR, attempt.success ? 'attempt-result-correct.md' : 'attempt-result-incorrect.md', promptDir).text.trim();
+  const t = loadTemplate(HLE_PROMPT_DIR, 'attempt-note.md', promptDir);
+  // A sentinel line stands for the solution so that an empty one drops its line, as the reference's filter does.
+  const SENTINEL = '\u0000solution\u0000';
+  const text = render(t.text, { result, question: task.question, solution: SENTINEL }, t.path).trimEnd();
+  return solution === '' ? text.replace(new RegExp(`^${SENTINEL}\n?`, 'm'), '') : text.replace(SENTINEL, () => solution);
+}
+
+/** The solver's messages: format rules, a retried question's note on its attempt, memories (own system message), then the question with its images. */
 export function hleMessages(task: HleTask, ctx: Pick<EpisodeContext, 'memories'>, opts: HleEpisodeOptions): ChatMessage[] {
   const file = task.answerType === 'multipleChoice' ? 'system-multiple-choice.md' : 'system-exact-match.md';
   const system = loadTemplate(HLE_PROMPT_DIR, file, opts.promptDir).text.trimEnd();
   const messages: ChatMessage[] = [{ role: 'system', content: system }];
-  const memory = hleMemoryBlock(ctx.memories, opts.promptDir, opts.tasksById);
+  for (const m of ctx.memories) {
+    if (m.attempt) {
+      const note = hleAttemptNote(task, { trajectory: m.attempt.trajectory, success: m.success }, { ...(opts.promptDir ? { promptDir: opts.promptDir } : {}), ...(opts.fidelity ? { fidelity: opts.fidelity } : {}) });
+      messages.push({ role: 'system', content: note });
+    }
+  }
+  const memory = hleMemoryBlock(ctx.memories.filter((m) => !m.attempt), opts.promptDir, opts.tasksById);
   if (memory) messages.push({ role: 'system', content: memory });
   const images = hleImages(task, ctx.memories, opts.tasksById);
   const content: string | ContentPart[] =

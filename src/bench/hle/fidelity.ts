@@ -10,7 +10,7 @@ import { hleJudgeMessages } from './episode.js';
 import { parseJudgeReply } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, type HleMemoryRecord } from './memory-context.js';
-import { pyLen, pyTruthy as truthy } from './python-text.js';
+import { pyLen, pyTruthy as truthy } from '../../util/python/text.js';
 import { JUDGE_VERDICT_SWITCH } from './switches.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -13,7 +13,7 @@
  *    the first "confidence: <digits>".
  * 3. Nothing found, an empty reply, or a failed judge call: "no".
  */
-import { PY_WS, pyIgnoreCase, pyStrip, pyTruthy as truthy } from './python-text.js';
+import { PY_WS, pyIgnoreCase, pyStrip, pyTruthy as truthy } from '../../util/python/text.js';
 
 /** The dict _hle_judge returns, without raw_judge. */
 export interface ReferenceJudgeResult {

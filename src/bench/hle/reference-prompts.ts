@@ -21,4 +21,21 @@ export const HLE_REFERENCE_PROMPTS: readonly ReferencePrompt[] = [
   // The two section headers ("=== ... ===\n").
   { slot: 'memory-successes.md', from: [`${RUNNER}:HLERunner._build_memory_context@8`] },
   { slot: 'memory-failures.md', from: [`${RUNNER}:HLERunner._build_memory_context@10`] },
+  // The reflection baseline's note on a retried question (HLERunner._format_reflection_note): its strings in
+  // source order are the two result words, the five note parts with the solution spliced in between, and the joiner.
+  { slot: 'attempt-result-correct.md', from: [`${RUNNER}:HLERunner._format_reflection_note@1`] },
+  { slot: 'attempt-result-incorrect.md', from: [`${RUNNER}:HLERunner._format_reflection_note@2`] },
+  {
+    slot: 'attempt-note.md',
+    from: [
+      `${RUNNER}:HLERunner._format_reflection_note@3`,
+      `${RUNNER}:HLERunner._format_reflection_note@4`,
+      `${RUNNER}:HLERunner._format_reflection_note@5`,
+      `${RUNNER}:HLERunner._format_reflection_note@6`,
+      '{{solution}}',
+      `${RUNNER}:HLERunner._format_reflection_note@7`,
+    ],
+    join: '\n',
+    fields: { status: 'result', question: 'question' },
+  },
 ];

@@ -5,6 +5,7 @@ export const JUDGE_VERDICT_SWITCH = 'hle.judge-verdict';
 export const ROUND_ROBIN_SWITCH = 'hle.round-robin';
 export const SELECTION_COUNTS_SWITCH = 'hle.selection-counts';
 export const CATEGORY_DEFAULTS_SWITCH = 'hle.category-defaults';
+export const ATTEMPT_SOLUTION_SWITCH = 'hle.attempt-solution-cut';
 
 /** run_hle.py's --categories default: the eight HLE categories, matched exactly. */
 export const REFERENCE_DEFAULT_CATEGORIES: readonly string[] = [
@@ -49,5 +50,13 @@ export const HLE_SWITCHES: readonly FidelitySwitch[] = [
       "the YAML's experiment.hle_categories and hle_category_ratio are never read: the CLI defaults (the eight HLE categories, matched exactly; ratio 1.0) always win unless --categories / --category_ratio are given",
     memrl: 'experiment.hle_categories and experiment.hle_category_ratio apply when the command line does not set them; no filter and ratio 1 by default',
     source: 'run/run_hle.py:parse_args and main (HLESelection)',
+  },
+  {
+    id: ATTEMPT_SOLUTION_SWITCH,
+    class: 'bug',
+    reference:
+      'the reflection baseline\'s note shows the attempt after the first "SOLUTION" in "QUESTION\\n<question>\\n\\nSOLUTION\\n<answer>": a question that itself holds "SOLUTION" is cut inside the question',
+    memrl: "the note shows the attempt's answer, whatever the question holds",
+    source: 'memrl/run/hle_runner.py:HLERunner._extract_solution_only (from _format_reflection_note)',
   },
 ];

@@ -8,7 +8,7 @@ import { loadLlbFile, type LlbTask, type LlbTaskKind } from './dataset.js';
 import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
 import { runDbEpisode, runOsEpisode, type LlbEpisodeOptions } from './episode.js';
 import { openDbBackend, openOsBackend, type LlbDbBackend, type LlbEvaluatorOptions, type LlbOsBackend } from './evaluator.js';
-import { PyRandom } from './py-random.js';
+import { PyRandom } from '../../util/python/random.js';
 import { llbSimPlayer } from './sim-player.js';
 
 export interface LlbBenchmarkOptions {

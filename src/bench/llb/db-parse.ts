@@ -16,7 +16,7 @@
  * server's client as written, which splits statements outside quotes.
  */
 import type { Fidelity } from '../../util/fidelity.js';
-import { pyStrip } from './py.js';
+import { pyStrip } from '../../util/python/text.js';
 import { LLB_SWITCHES } from './switches.js';
 
 export interface ParsedAction {

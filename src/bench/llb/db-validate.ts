@@ -13,7 +13,7 @@
  * Gold cells are JSON values: numbers and booleans take the number path (a Python
  * bool is an int), strings the text path, anything else fails.
  */
-import { pyFloat, pyIsClose, pyLen, pyStrip } from './py.js';
+import { pyFloat, pyIsClose, pyLen, pyStrip } from '../../util/python/text.js';
 
 function tuplePositions(answer: string): [number, number][] | null {
   const out: [number, number][] = [];

@@ -11,7 +11,7 @@ import { md5AnswerFromResult, md5HashQuery, memrlDirectMatches } from './db-scor
 import { referenceDirectMatches } from './db-validate.js';
 import { bucketMemories, formatLlbMemoryContext, type LlbMemoryItem } from './memory-context.js';
 import { osObservation, parseOsReply } from './os-parse.js';
-import { pyLen, pyTruthy } from './py.js';
+import { pyLen, pyTruthy } from '../../util/python/text.js';
 import { LLB_SWITCHES } from './switches.js';
 
 const DB_TASK = '3rdparty/LifelongAgentBench/src/tasks/instance/db_bench/task.py';

@@ -44,10 +44,10 @@ export const llb: BenchmarkModule<LlbSettings> = {
   ],
   resolve: resolveLlbSettings,
   memoryParams: llbMemoryParams,
-  // The reference validates after every valid_interval-th section (0 = never), and only with a valid_file
-  // (memrl/run/llb_rl_runner.py:LLBRunner.run, _load_eval_datasets).
-  runValidation: (tree) => tree.experiment.valid_interval > 0 && Boolean(tree.experiment.valid_file),
-  validInterval: (tree) => Math.max(1, tree.experiment.valid_interval),
+  // The reference validates only with a valid_file: before section 1 when val_before_train, then after
+  // every valid_interval-th section (0 = never after one) (memrl/run/llb_rl_runner.py:LLBRunner.run, _load_eval_datasets).
+  runValidation: (tree) => Boolean(tree.experiment.valid_file),
+  validInterval: (tree) => tree.experiment.valid_interval,
   fidelitySwitches: LLB_FIDELITY_SWITCHES,
   referencePrompts: LLB_REFERENCE_PROMPTS,
   fidelityTargets: async () => (await import('./fidelity.js')).llbFidelityTargets(),

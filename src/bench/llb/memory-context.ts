@@ -17,7 +17,7 @@
  * Pieces are joined by a newline; the item template carries its own layout.
  */
 import { loadTemplate, render } from '../../util/template.js';
-import { pyLstrip, pyRstrip, pySplitWords, pyStrip } from './py.js';
+import { pyLstrip, pyRstrip, pySplitWords, pyStrip } from '../../util/python/text.js';
 
 export const LLB_PROMPT_DIR = 'src/bench/llb/prompts';
 

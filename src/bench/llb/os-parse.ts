@@ -13,7 +13,7 @@
  */
 import type { Fidelity } from '../../util/fidelity.js';
 import type { ParsedAction } from './db-parse.js';
-import { PY_SPACE } from './py.js';
+import { PY_SPACE } from '../../util/python/text.js';
 import { LLB_SWITCHES } from './switches.js';
 
 // The reference's finish_reason strings and observation texts: fixed in its code, kept here as protocol.

@@ -42,7 +42,7 @@ function summary(r: FileReport): string {
   const parts: string[] = [];
   if (by.size) parts.push(`differ by design: ${[...by].map(([id, n]) => `${id} ×${n}`).join(', ')}`);
   if (open) parts.push(`${open} unexplained`);
-  return `${`${r.agree}/${r.total}`.padStart(7)}  ${r.compare === 'structure' ? 'structure' : 'exact    '}${parts.length ? `  ${parts.join('; ')}` : ''}`;
+  return `${`${r.agree}/${r.total}`.padStart(7)}  ${r.compare === 'structure' ? 'structure' : 'exact    '}${parts.length ? `  ${parts.join('; ')}` : ''}`.trimEnd();
 }
 
 export function registerFidelityCommand(program: Command, registry: Registry): void {

@@ -1,18 +1,26 @@
 /**
- * The few Python semantics LifelongAgentBench's parsing and scoring rely on, so the
- * reference profile reproduces them character for character: what `str.strip()`
- * and `str.split()` treat as whitespace, what `float()` accepts, `math.isclose`,
- * truthiness, and a code-point length.
+ * Python's text semantics, for code that must cut, compare and count exactly where the
+ * reference's Python does (the fidelity work of src/bench/*): what `str.strip()`,
+ * `str.split()` and a `re` pattern's `\s` treat as whitespace (str.isspace(): Python
+ * adds \x1c-\x1f and \x85 to JavaScript's \s and leaves out \ufeff), `len()` and
+ * slicing by code point, `re.IGNORECASE` folding, `float()`, `math.isclose` and
+ * truthiness of JSON-shaped values.
  */
 
-/** Characters for which Python's `str.isspace()` is true (strip/split without arguments), as a regex class body. */
+/** Characters for which Python's `str.isspace()` is true, as a regex class body. */
 export const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const LEADING = new RegExp(`^[${PY_SPACE}]+`);
-const TRAILING = new RegExp(`[${PY_SPACE}]+$`);
-const RUNS = new RegExp(`[${PY_SPACE}]+`);
+/** The same as a bracketed class, for building patterns. */
+export const PY_WS = `[${PY_SPACE}]`;
+const LEADING = new RegExp(`^${PY_WS}+`);
+const TRAILING = new RegExp(`${PY_WS}+$`);
+const RUNS = new RegExp(`${PY_WS}+`);
+const ONE = new RegExp(`^${PY_WS}$`);
 
+/** `ch.isspace()` for one character. */
+export const isPySpace = (ch: string): boolean => ONE.test(ch);
 export const pyLstrip = (s: string): string => s.replace(LEADING, '');
 export const pyRstrip = (s: string): string => s.replace(TRAILING, '');
+/** `s.strip()` with no argument. */
 export const pyStrip = (s: string): string => pyRstrip(pyLstrip(s));
 
 /** `s.split()`: words between runs of whitespace. */
@@ -22,9 +30,20 @@ export function pySplitWords(s: string): string[] {
 
 /** `len(s)`: code points, not UTF-16 units. */
 export function pyLen(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+  return /[\uD800-\uDBFF]/.test(s) ? [...s].length : s.length;
+}
+
+/** `s[:n]` for n >= 0. */
+export function pySlice(s: string, n: number): string {
+  return /[\uD800-\uDBFF]/.test(s) ? [...s].slice(0, n).join('') : s.slice(0, n);
+}
+
+/** Letters Python's re.IGNORECASE also matches beyond the ASCII pair (its case folding, which JavaScript's /i lacks). */
+const PY_FOLDS: Record<string, string> = { i: '\u0130\u0131', s: '\u017f', k: '\u212a' };
+
+/** Regex source matching an ASCII word the way Python's re.IGNORECASE does. */
+export function pyIgnoreCase(word: string): string {
+  return [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}${PY_FOLDS[c.toLowerCase()] ?? ''}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
 }
 
 /** `bool(v)` for JSON-shaped values. */

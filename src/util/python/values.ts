@@ -1,11 +1,12 @@
 /**
- * Python text semantics that ALFWorld's memory format depends on. The reference stores
+ * Python values as text, which ALFWorld's memory format depends on. The reference stores
  * an episode's trajectory as `str(messages)` (the repr of a list of dicts) and reads it
  * back with `ast.literal_eval`; its parsers strip with `str.strip()`. This module gives
- * memrl the same three things: repr of values, a literal parser, and Python's strip.
+ * memrl the same: repr of values and a literal parser (strip is in ./text.ts).
  * Values parsed from Python literals keep their Python type (int vs float, tuple vs
  * list, dict order) so that printing them again gives what Python would print.
  */
+import { isPySpace } from './text.js';
 
 /** An exception the reference would raise, by its Python type name (e.g. 'AttributeError'). */
 export class PyError extends Error {
@@ -30,35 +31,6 @@ export type PyValue =
   | { py: 'dict'; entries: [PyValue, PyValue][] };
 
 export type PyDict = { py: 'dict'; entries: [PyValue, PyValue][] };
-
-// ---------------------------------------------------------------------------
-// str.strip()
-
-/** Characters for which Python's str.isspace() is true (what strip() removes). */
-const PY_SPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
-  0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
-]);
-
-export function isPySpace(ch: string): boolean {
-  return PY_SPACE.has(ch.codePointAt(0)!);
-}
-
-/** Python's `s.strip()` (JS trim() differs: it keeps U+001C–U+001F and U+0085, and strips U+FEFF). */
-export function pyStrip(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && PY_SPACE.has(s.charCodeAt(a))) a++;
-  while (b > a && PY_SPACE.has(s.charCodeAt(b - 1))) b--;
-  return s.slice(a, b);
-}
-
-/** Python's len(): code points, not UTF-16 units. */
-export function pyLen(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
 
 // ---------------------------------------------------------------------------
 // repr / str
@@ -223,7 +195,7 @@ export function pyIter(v: PyValue): PyValue[] {
 }
 
 /** Python truthiness. */
-export function pyTruthy(v: PyValue): boolean {
+export function pyValueTruthy(v: PyValue): boolean {
   if (typeof v === 'string') return v.length > 0;
   if (v === null) return false;
   if (typeof v === 'boolean') return v;
