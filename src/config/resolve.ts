@@ -242,7 +242,10 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
   // Validation: memrl.run_validation (--run-validation) when set, else the benchmark's
   // rule (BCB: only when asked; LLB: every valid_interval epochs; others: every epoch).
   const runValidation = cfg.memrl.run_validation ?? ctx.part.runValidation?.(cfg) ?? true;
-  const validInterval = ctx.part.validInterval?.(cfg) ?? 1;
+  // An explicit memrl.run_validation: true (--run-validation) validates after every epoch when the
+  // benchmark's interval would never validate after one (LLB's and ALFWorld's valid_interval: 0).
+  const partInterval = ctx.part.validInterval?.(cfg) ?? 1;
+  const validInterval = cfg.memrl.run_validation === true && partInterval <= 0 ? 1 : partInterval;
 
   let resumeDir: string | null = null;
   if (exp.ckpt_resume_enabled) {

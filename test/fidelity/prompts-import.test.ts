@@ -160,6 +160,7 @@ function syntheticCheckout(spaces: readonly PromptNamespace[]): Record<string, s
   for (const space of spaces) {
     for (const spec of space.reference) {
       for (const loc of spec.from) {
+        if (/^\{\{.*\}\}$/.test(loc)) continue; // one of memrl's placeholders, not a location
         const [path, name] = loc.split(/:(.*)/s) as [string, string];
         const module = files.get(path) ?? newScope('module');
         files.set(path, module);

@@ -121,7 +121,7 @@ describe('cost and --budget-usd against an OpenAI-compatible endpoint', () => {
     writeFileSync(join(work, 'priced.yaml'), yaml('test-coder-1'));
     // $2 per 1M prompt tokens, $4 per 1M completion tokens: each call (1000 + 500 tokens) costs $0.004.
     writeFileSync(join(work, 'prices.yaml'), 'models:\n  test-coder-1: { input: 2, output: 4 }\n');
-    const args = ['run', 'bcb', '--config', 'priced.yaml', '--prices', 'prices.yaml', '--epochs', '1', '--limit', '4'];
+    const args = ['run', 'bcb', '--config', 'priced.yaml', '--prices', 'prices.yaml', '--subset', 'hard', '--epochs', '1', '--limit', '4'];
 
     const capped = await runCli([...args, '--budget-usd', '0.01', '--output-dir', 'capped']);
     expect(capped.code).toBe(3);

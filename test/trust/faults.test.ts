@@ -62,7 +62,7 @@ describe('memrl run bcb through a faulty endpoint (20% faults)', () => {
         '',
       ].join('\n'),
     );
-    const r = await runCli(['run', 'bcb', '--config', 'faulty.yaml', '--epochs', '1', '--limit', '20', '--output-dir', 'out']);
+    const r = await runCli(['run', 'bcb', '--config', 'faulty.yaml', '--subset', 'hard', '--epochs', '1', '--limit', '20', '--output-dir', 'out']);
     expect(r.stderr).toMatch(/done: 1\/1/);
     expect(r.code).toBe(0);
 

@@ -184,7 +184,8 @@ describe('API keys stay out of every file and message', () => {
       '      api_key: ${JUDGE_CANARY}',
     ]);
     const fixture = resolve('test/fixtures/hle/hle_snappy.parquet');
-    const r = await runCli(['run', 'hle', '--config', cfg, '--train', fixture, '--categories', 'Physics,Chemistry', '--epochs', '1', '--output-dir', 'out-hle']);
+    // memrl's strict judge (hle.judge-verdict=memrl) records a failed judge call as an error row; the reference counts it as "no".
+    const r = await runCli(['run', 'hle', '--config', cfg, '--train', fixture, '--categories', 'Physics,Chemistry', '--epochs', '1', '--fidelity-switch', 'hle.judge-verdict=memrl', '--output-dir', 'out-hle']);
     expect(r.stderr).toMatch(/done: 1\/1/);
     expect(server.chatRequests().some((q) => isHleJudge(q) && bearer(q) === JUDGE_KEY)).toBe(true);
     const rows = readOutcomeRows(join(onlyRun('out-hle', 'hle'), 'outcomes.jsonl')).rows;
