@@ -30,9 +30,9 @@
  *             −(tasks forgotten at k) / (tasks solved before k that ran at k).
  * Tasks not run in column k (a partial epoch after a crash) lower acc/csr but are not
  * counted as forgotten: the forgetting terms only use tasks that ran at k.
- *   accExcludingErrors_k = Σ_i s_i(k) / |{i : ran_i(k), status_i(k) ≠ error}|: accuracy as
- *             the reference's LLB and HLE runners count it (a crashed row leaves the
- *             denominator instead of counting as a failure); null when no row counts.
+ *   accExcludingErrors_k = Σ_i s_i(k) / (N − |{i : ran_i(k), status_i(k) = error}|): accuracy
+ *             as the reference's LLB and HLE runners count it (a crashed row leaves the
+ *             denominator instead of counting as a failure); null when every task errored.
  * Report level: last = acc_T, csrFinal = csr_T, lastExcludingErrors, and the forgetting
  * values of column T.
  */
@@ -142,7 +142,7 @@ export function computeMetrics(matrix: OutcomeMatrix): MetricsReport {
     epochs.push({
       epoch: matrix.epochs[k]!,
       acc: rate(solved),
-      accExcludingErrors: ranCount - errors === 0 ? null : solved / (ranCount - errors),
+      accExcludingErrors: n - errors === 0 ? null : solved / (n - errors),
       csr: rate(everSolved),
       solved,
       ran: ranCount,

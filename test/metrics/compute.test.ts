@@ -130,6 +130,8 @@ describe('errors, skipped and missing cells', () => {
     expect(m.epochs.map((e) => e.acc)).toEqual([0.5, 0.25]);
     expect(m.epochs.map((e) => e.accExcludingErrors)).toEqual([2 / 3, 0.5]);
     expect(m.lastExcludingErrors).toBe(0.5);
+    // A task that did not run stays in the denominator, as in ours; only errors leave it.
+    expect(metrics(['1', '.', 'E'], 'train', ['t1', 't2', 't3']).lastExcludingErrors).toBe(0.5);
     // An epoch where every row errored has no reference accuracy (0/0), while ours is 0.
     const all = metrics(['E', 'E']);
     expect(all.last).toBe(0);
