@@ -22,7 +22,7 @@ const runs = steps.map((s) => s.run ?? '');
 
 describe('examples/ci/memrl-regression.yml', () => {
   it('runs the deterministic job and gates on the committed baseline', () => {
-    expect(runs).toContain('node bin/memrl.js run bcb --limit 5 --epochs 2 --seed 1 --output-dir ci-results');
+    expect(runs).toContain('node bin/memrl.js run bcb --subset hard --limit 5 --epochs 2 --seed 2 --output-dir ci-results');
     const compare = runs.find((r) => r.startsWith('node bin/memrl.js compare examples/ci/baseline.json'));
     expect(compare).toMatch(/^node bin\/memrl\.js compare examples\/ci\/baseline\.json ci-results\/bcb\/\*\/ --tolerance 0\.02 .*--junit report\.xml/);
   });
@@ -30,7 +30,7 @@ describe('examples/ci/memrl-regression.yml', () => {
   it('commits a baseline of exactly that job', () => {
     const runsInBaseline = parseBaseline(JSON.parse(readFileSync('examples/ci/baseline.json', 'utf8')), 'examples/ci/baseline.json');
     expect(runsInBaseline).toHaveLength(1);
-    expect(runsInBaseline[0]).toMatchObject({ benchmark: 'bcb', method: 'memrl', model: 'sim', simulated: true, seed: 1, status: 'complete', split: 'hard_seed42.json (103/45), limit 5' });
+    expect(runsInBaseline[0]).toMatchObject({ benchmark: 'bcb', method: 'memrl', model: 'sim', simulated: true, seed: 2, status: 'complete', split: 'hard_seed42.json (103/45), limit 5' });
     const train = runsInBaseline[0]!.phases.train!;
     expect(train.epochs.map((e) => e.epoch)).toEqual([1, 2]);
     expect(Object.keys(train.final ?? {})).toHaveLength(5);
