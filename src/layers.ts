@@ -10,6 +10,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['cli'], // commander actions: parse, print, signals, exit codes
   ['app', 'report', 'compare'], // compose runs from the registries; present run folders
   ['runner'], // the scheduler and its reporters
+  ['analysis'], // learning dynamics computed from run folders (memrl analyze, the report's analysis section)
   ['bench', 'methods'], // plug-ins: one folder per benchmark, one file per memory method
   ['results'], // reading run folders
   ['core'], // the contracts: benchmark, method, reporter, outcome, faults, run files

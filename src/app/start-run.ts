@@ -204,6 +204,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         runDir,
         resume: cfg.run.resume !== null,
         maxErrorRate: cfg.run.maxErrorRate,
+        rewardNoise: cfg.run.rewardNoise,
         manifest: {
           memrlVersion: memrlVersion(),
           gitCommit: gitCommit(),

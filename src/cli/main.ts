@@ -51,6 +51,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p) => (await import('./commands/table.js')).registerTableCommand(p),
   },
   {
+    name: 'analyze',
+    description: "the paper's analyses from run folders: Q-critic, memory dynamics, task similarity, lifelong metrics, ablations",
+    register: async (p) => (await import('./commands/analyze.js')).registerAnalyzeCommand(p),
+  },
+  {
     name: 'compare',
     description:
       'compare a candidate run with a baseline and exit 1 when a metric got worse by more than the tolerance (0 ok, 1 regression, 2 usage error, unreadable input or mismatched runs)',

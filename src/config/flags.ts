@@ -138,6 +138,12 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       parse: positiveInt,
       path: ['memrl', 'concurrency'],
     },
+    {
+      flags: '--reward-noise <p>',
+      description: 'flip the reward the memory learns from with probability p (seeded); outcomes keep the true reward (default: memrl.reward_noise, else 0)',
+      parse: decimal((n) => n >= 0 && n <= 1, 'a probability between 0 and 1'),
+      path: ['memrl', 'reward_noise'],
+    },
     { flags: '--limit <n>', description: 'use only the first N training and N validation tasks (default: memrl.limit, else all)', parse: positiveInt, path: ['memrl', 'limit'] },
     {
       flags: '--run-validation',

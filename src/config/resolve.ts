@@ -278,6 +278,7 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     budgetTokens: cfg.memrl.budget.tokens,
     pricesFile: cfg.memrl.prices ? resolve(ctx.cwd, cfg.memrl.prices) : null,
     maxErrorRate: cfg.memrl.max_error_rate,
+    rewardNoise: cfg.memrl.reward_noise,
     logDir: cfg.memrl.log_dir ? resolve(ctx.cwd, cfg.memrl.log_dir) : null,
   };
 }

@@ -274,6 +274,11 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .describe(
         'Stop the run as failed when more than this share of an epoch\'s episodes end in `error` (an endpoint or evaluator that keeps failing: the numbers would mean nothing). 1 = never.',
       ),
+    reward_noise: num(z.number().min(0).max(1))
+      .default(0)
+      .describe(
+        'Flip the reward the memory learns from (Q updates and the memory written) with this probability, seeded per episode; the recorded outcome keeps the true reward. Measures robustness to noisy feedback (memrl analyze compares it with the clean run). CLI: --reward-noise.',
+      ),
     plugins: z
       .array(z.string().min(1))
       .default([])

@@ -70,6 +70,8 @@ export interface RunSettings {
   pricesFile: string | null;
   /** Share of an epoch's episodes that may end in `error` before the run stops as failed (memrl.max_error_rate). */
   maxErrorRate: number;
+  /** Probability of flipping the reward the memory learns from (memrl.reward_noise, --reward-noise); 0 = clean. */
+  rewardNoise: number;
   /** Absolute folder for the run's log (memrl.log_dir, --log-dir), or null: log.jsonl in the run folder. */
   logDir: string | null;
 }

@@ -58,6 +58,8 @@ export interface EpochEndEvent {
   rows: readonly OutcomeRow[];
   /** Memories after the epoch. */
   memories: number;
+  /** The memory after the epoch (its Q values feed q-history.jsonl and the TensorBoard histograms). */
+  records?: readonly Readonly<MemoryRecord>[];
 }
 
 export interface RunEndEvent {

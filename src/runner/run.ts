@@ -37,6 +37,7 @@ import { MemrlError, UserError, errorMessage } from '../util/errors.js';
 import { chunk, mapPool } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
 import { faultOutcome } from './episode-outcome.js';
+import { learningOutcome } from './reward-noise.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
 import { fileReporters } from './reporters/index.js';
 import { RunFolder } from './run-folder.js';
@@ -76,6 +77,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   manifest: Record<string, unknown>;
   /** Stop as failed when more than this share of an epoch's episodes end in `error` (default: never). */
   maxErrorRate?: number;
+  /** Flip the reward the method learns from with this probability (--reward-noise); default 0. */
+  rewardNoise?: number;
   /** The reference TensorBoard tag set (the benchmark module's); default: from the benchmark's name. */
   tagFamily?: TagFamily;
   /** Every output; default: the run folder's files (fileReporters). */
@@ -375,14 +378,17 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     // A harness error is not experience: it neither writes memory nor moves Q.
     if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval, o) };
     let experience: Experience | undefined;
+    const noisy = learningOutcome(o, plan.rewardNoise ?? 0, plan.seed, epoch, it.task.id);
     try {
-      experience = await method.learn({ task: it.task, index: it.index, epoch, retrieval, outcome: o, ...(plan.signal ? { signal: plan.signal } : {}) });
+      experience = await method.learn({ task: it.task, index: it.index, epoch, retrieval, outcome: noisy.outcome, ...(plan.signal ? { signal: plan.signal } : {}) });
     } catch (err) {
       // Only a cancelled run gets here (the writer falls back on model errors); the batch is dropped.
       if (aborted()) return { row: makeRow(it, epoch, 'train', retrieval, o) };
       throw err;
     }
-    return { row: makeRow(it, epoch, 'train', retrieval, o, experience?.memoryId), ...(experience ? { experience } : {}) };
+    const row = makeRow(it, epoch, 'train', retrieval, o, experience?.memoryId);
+    if (noisy.flipped) row.extra = { ...row.extra, rewardFlipped: true };
+    return { row, ...(experience ? { experience } : {}) };
   };
 
   const trainEpoch = async (epoch: number): Promise<boolean> => {
@@ -450,7 +456,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     }
     // Derived files first: a kill before the checkpoint replays this epoch and rewrites them.
     const metrics = metricsNow();
-    emit('onEpochEnd', { info, epoch, epochs: plan.epochs, metrics, rows, memories: method.size });
+    emit('onEpochEnd', { info, epoch, epochs: plan.epochs, metrics, rows, memories: method.size, records: method.records() });
     crashPoint('epoch-outputs');
     folder.writeCheckpoint({
       version: 2,

@@ -3,7 +3,10 @@
  * numbers from tensorflow/core/util/event.proto and framework/summary.proto):
  *   Event   { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5; }
  *   Summary { repeated Value value = 1; }
- *   Value   { string tag = 1; oneof value { float simple_value = 2; } }
+ *   Value   { string tag = 1; oneof value { float simple_value = 2; HistogramProto histo = 5; } }
+ *   HistogramProto { double min = 1; double max = 2; double num = 3; double sum = 4;
+ *                    double sum_squares = 5; repeated double bucket_limit = 6 [packed];
+ *                    repeated double bucket = 7 [packed]; }
  */
 
 const WIRE_VARINT = 0;
@@ -56,6 +59,13 @@ class ProtoWriter {
     this.parts.push(value);
   }
 
+  packedDoubles(field: number, values: readonly number[]): void {
+    const b = new Uint8Array(8 * values.length);
+    const view = new DataView(b.buffer);
+    values.forEach((v, i) => view.setFloat64(8 * i, v, true));
+    this.bytes(field, b);
+  }
+
   string(field: number, value: string): void {
     this.bytes(field, new TextEncoder().encode(value));
   }
@@ -70,11 +80,24 @@ export interface ScalarValue {
   value: number;
 }
 
+/** A histogram as TensorBoard stores it: bucket i counts values in (limit[i−1], limit[i]]. */
+export interface HistogramValue {
+  tag: string;
+  min: number;
+  max: number;
+  num: number;
+  sum: number;
+  sumSquares: number;
+  bucketLimits: readonly number[];
+  buckets: readonly number[];
+}
+
 export interface EventFields {
   wallTime: number;
   step?: number | bigint;
   fileVersion?: string;
   scalars?: readonly ScalarValue[];
+  histograms?: readonly HistogramValue[];
 }
 
 /** Serialise one Event. Proto3 style: step 0 and an empty summary are left out. */
@@ -83,13 +106,29 @@ export function encodeEvent(event: EventFields): Uint8Array {
   w.double(1, event.wallTime);
   if (event.step !== undefined && BigInt(event.step) !== 0n) w.int64(2, event.step);
   if (event.fileVersion !== undefined) w.string(3, event.fileVersion);
-  if (event.scalars !== undefined && event.scalars.length > 0) {
+  const scalars = event.scalars ?? [];
+  const histograms = event.histograms ?? [];
+  if (scalars.length + histograms.length > 0) {
     const summary = new ProtoWriter();
-    for (const s of event.scalars) {
+    for (const s of scalars) {
       const value = new ProtoWriter();
       value.string(1, s.tag);
       // Part of a oneof, so written even when it is 0.
       value.float(2, s.value);
+      summary.bytes(1, value.finish());
+    }
+    for (const h of histograms) {
+      const histo = new ProtoWriter();
+      histo.double(1, h.min);
+      histo.double(2, h.max);
+      histo.double(3, h.num);
+      histo.double(4, h.sum);
+      histo.double(5, h.sumSquares);
+      histo.packedDoubles(6, h.bucketLimits);
+      histo.packedDoubles(7, h.buckets);
+      const value = new ProtoWriter();
+      value.string(1, h.tag);
+      value.bytes(5, histo.finish());
       summary.bytes(1, value.finish());
     }
     w.bytes(5, summary.finish());

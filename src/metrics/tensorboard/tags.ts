@@ -46,6 +46,13 @@ export const MEMRL_TAGS = {
   totalTokens: (phase: OutcomePhase) => `memrl/${phase}/total_tokens`,
 } as const;
 
+/** Histograms of the memory's Q after each epoch (step = epoch), from q-history.jsonl. */
+export const Q_HISTOGRAM_TAGS = {
+  all: 'memrl/memory/q',
+  success: 'memrl/memory/q_success_memories',
+  failure: 'memrl/memory/q_failure_memories',
+} as const;
+
 export type TagFamily = 'hle' | 'alfworld' | 'llb' | 'bcb' | 'other';
 
 /** Which reference tag set a benchmark name uses ('other' = memrl tags only). */

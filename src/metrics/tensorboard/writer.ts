@@ -1,5 +1,5 @@
 /**
- * A small TensorBoard event-file writer (scalars only), no dependency.
+ * A small TensorBoard event-file writer (scalars and histograms), no dependency.
  *
  * Every record goes to the file with a synchronous write as soon as it is logged, so a
  * crash loses nothing already written; flush() additionally asks the OS to put it on disk.
@@ -7,7 +7,7 @@
 import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
-import { encodeEvent } from './event-proto.js';
+import { encodeEvent, type HistogramValue } from './event-proto.js';
 import { frameRecord } from './tfrecord.js';
 
 export const FILE_VERSION = 'brain.Event:2';
@@ -43,6 +43,16 @@ export class TensorBoardWriter {
     this.write(encodeEvent({ wallTime: wallTime ?? this.now() / 1000, step, scalars: [{ tag, value }] }));
   }
 
+  /**
+   * Log the distribution of `values` as a histogram of `bins` equal-width buckets over
+   * [min, max] (TensorBoard's Histograms and Distributions tabs). Nothing for no values.
+   */
+  histogram(tag: string, values: readonly number[], step: number, bins = 30, wallTime?: number): void {
+    if (values.length === 0) return;
+    if (!Number.isInteger(step)) throw new Error(`TensorBoardWriter.histogram: step must be an integer, got ${step}`);
+    this.write(encodeEvent({ wallTime: wallTime ?? this.now() / 1000, step, histograms: [histogramOf(tag, values, bins)] }));
+  }
+
   flush(): void {
     if (this.fd !== null) fdatasyncSync(this.fd);
   }
@@ -60,4 +70,27 @@ export class TensorBoardWriter {
     let off = 0;
     while (off < record.length) off += writeSync(this.fd, record, off, record.length - off);
   }
+}
+
+export function histogramOf(tag: string, values: readonly number[], bins: number): HistogramValue {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let sumSquares = 0;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+    sum += v;
+    sumSquares += v * v;
+  }
+  // All equal: one bucket ending at that value holds them all.
+  const n = max > min ? bins : 1;
+  const width = (max - min) / n;
+  const bucketLimits = Array.from({ length: n }, (_, i) => (i === n - 1 ? max : min + width * (i + 1)));
+  const buckets = new Array<number>(n).fill(0);
+  for (const v of values) {
+    const i = width > 0 ? Math.min(n - 1, Math.max(0, Math.ceil((v - min) / width) - 1)) : 0;
+    buckets[i]!++;
+  }
+  return { tag, min, max, num: values.length, sum, sumSquares, bucketLimits, buckets };
 }

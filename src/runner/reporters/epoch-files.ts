@@ -6,7 +6,8 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EpochEndEvent, Reporter } from '../../core/reporter.js';
 import { writeOutcomesArrow } from '../../metrics/outcome-arrow.js';
-import { TensorBoardWriter, writeEpochScalars } from '../../metrics/tensorboard/index.js';
+import { Q_HISTORY_FILE, readQHistory } from '../../metrics/q-history.js';
+import { Q_HISTOGRAM_TAGS, TensorBoardWriter, writeEpochScalars } from '../../metrics/tensorboard/index.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 
 export class MetricsJsonReporter implements Reporter {
@@ -26,7 +27,8 @@ export class ArrowReporter implements Reporter {
 }
 
 /**
- * TensorBoard scalars, the reference's tag names plus memrl's own. Derived data:
+ * TensorBoard scalars, the reference's tag names plus memrl's own, and histograms of the
+ * memory's Q per epoch (from q-history.jsonl, written just before). Derived data:
  * rewriting the whole file from the metrics each epoch keeps it consistent after a
  * resume (no duplicate or missing steps).
  */
@@ -43,6 +45,11 @@ export class TensorBoardReporter implements Reporter {
     if (valid) {
       const set = ev.info.validSetLabel;
       for (const e of valid.epochs) writeEpochScalars(tb, family, valid, { epoch: e.epoch, ...(set ? { evalSet: set } : {}) });
+    }
+    for (const snap of readQHistory(join(this.dir, Q_HISTORY_FILE))) {
+      tb.histogram(Q_HISTOGRAM_TAGS.all, snap.q, snap.epoch);
+      tb.histogram(Q_HISTOGRAM_TAGS.success, snap.q.filter((_, i) => snap.success[i] === true), snap.epoch);
+      tb.histogram(Q_HISTOGRAM_TAGS.failure, snap.q.filter((_, i) => snap.success[i] === false), snap.epoch);
     }
     tb.close();
   }

@@ -6,11 +6,12 @@
 import type { Reporter, ReporterMap } from '../../core/reporter.js';
 import { ArrowReporter, MetricsJsonReporter, TensorBoardReporter } from './epoch-files.js';
 import { OutcomesReporter } from './outcomes.js';
+import { QHistoryReporter } from './q-history.js';
 import { MemoriesReporter, SummaryReporter } from './run-end-files.js';
 import { TracesReporter } from './traces.js';
 
 export { ProgressReporter } from './progress.js';
-export { OutcomesReporter, TracesReporter, MetricsJsonReporter, ArrowReporter, TensorBoardReporter, SummaryReporter, MemoriesReporter };
+export { OutcomesReporter, TracesReporter, QHistoryReporter, MetricsJsonReporter, ArrowReporter, TensorBoardReporter, SummaryReporter, MemoriesReporter };
 
 export function fileReporters(runDir: string): ReporterMap {
   return new Map<string, Reporter>([
@@ -18,6 +19,8 @@ export function fileReporters(runDir: string): ReporterMap {
     ['traces', new TracesReporter(runDir)],
     ['metrics', new MetricsJsonReporter(runDir)],
     ['arrow', new ArrowReporter(runDir)],
+    // before tensorboard: its Q histograms read this file
+    ['q-history', new QHistoryReporter(runDir)],
     ['tensorboard', new TensorBoardReporter(runDir)],
     ['summary', new SummaryReporter(runDir)],
     ['memories', new MemoriesReporter(runDir)],

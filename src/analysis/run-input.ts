@@ -1,0 +1,88 @@
+/**
+ * What the analyses read from one run: its rows, its memories (final state, with
+ * provenance), the memory's Q after each epoch, and the manifest facts that decide
+ * which analyses apply. Built from a run folder, or by hand in tests.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { OutcomeRow } from '../metrics/outcome-row.js';
+import { Q_HISTORY_FILE, readQHistory, type QSnapshot } from '../metrics/q-history.js';
+import type { RunSummary } from '../metrics/summary.js';
+import type { RunFolder } from '../results/run-folder.js';
+
+export interface MemoryFacts {
+  id: string;
+  key: string;
+  success: boolean;
+  /** Q at the end of the run. */
+  q: number;
+  /** The task whose episode wrote it, and when. */
+  taskId?: string;
+  epoch?: number;
+}
+
+export interface RunInput {
+  id: string;
+  benchmark: string;
+  /** The results-table column (llb-db, llb-os, or the benchmark). */
+  column: string;
+  method: string;
+  seed: number | null;
+  rows: readonly OutcomeRow[];
+  memories: readonly MemoryFacts[];
+  qHistory: readonly QSnapshot[];
+  metrics: RunSummary;
+  /** The method keeps memories (not none/passk). */
+  keepsMemory: boolean;
+  /** The method learns Q from rewards (memrl); rag/memp/mem0 rank by similarity with a constant Q. */
+  learnsQ: boolean;
+  /** The engine parameters as run (k1, k2, weightQ, …), for ablations. */
+  params: Record<string, unknown>;
+  /** Probability with which the learning signal was flipped (--reward-noise); 0 = clean. */
+  rewardNoise: number;
+  /** The embedding config as run, to embed task keys again for the similarity analysis. */
+  embedding: Record<string, unknown> | null;
+}
+
+const NO_MEMORY_METHODS = new Set(['none', 'passk']);
+
+export function runInputOf(run: RunFolder): RunInput {
+  const params = (run.manifest.memoryParams ?? {}) as Record<string, unknown>;
+  const config = (run.manifest.config ?? {}) as Record<string, unknown>;
+  const memrlSection = (config.memrl ?? {}) as Record<string, unknown>;
+  const memories = readMemories(join(run.dir, 'memories.jsonl'));
+  return {
+    id: run.id,
+    benchmark: run.benchmark,
+    column: run.column,
+    method: run.method,
+    seed: run.seed,
+    rows: run.rows,
+    memories,
+    qHistory: readQHistory(join(run.dir, Q_HISTORY_FILE)),
+    metrics: run.metrics,
+    keepsMemory: !NO_MEMORY_METHODS.has(run.method),
+    learnsQ: params.method === 'memrl',
+    params,
+    rewardNoise: typeof memrlSection.reward_noise === 'number' ? memrlSection.reward_noise : 0,
+    embedding: (config.embedding as Record<string, unknown> | undefined) ?? null,
+  };
+}
+
+function readMemories(path: string): MemoryFacts[] {
+  if (!existsSync(path)) return [];
+  const out: MemoryFacts[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { id: string; key: string; success: boolean; q: number; meta?: { taskId?: unknown; epoch?: unknown }; sourceKey?: string };
+    out.push({
+      id: r.id,
+      key: r.sourceKey ?? r.key,
+      success: r.success === true,
+      q: r.q,
+      ...(typeof r.meta?.taskId === 'string' ? { taskId: r.meta.taskId } : {}),
+      ...(typeof r.meta?.epoch === 'number' ? { epoch: r.meta.epoch } : {}),
+    });
+  }
+  return out;
+}
