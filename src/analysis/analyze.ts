@@ -44,17 +44,26 @@ export interface AnalyzeOptions {
   embedderFor?: (run: RunInput) => Embedder | string;
 }
 
+/** Every analysis of one run, the task similarity included (it embeds the task keys again). */
 export async function analyzeRun(run: RunInput, opts: AnalyzeOptions = {}): Promise<RunAnalysis> {
+  const a = analyzeRunWithoutEmbedding(run, opts);
+  const keys = taskKeys(run.memories);
+  if (keys.length >= 2) {
+    const embedder = opts.embedderFor?.(run) ?? 'no embedder given';
+    a.similarity = typeof embedder === 'string' ? { notApplicable: embedder } : { value: { tasks: keys.length, meanPairwiseCosine: await meanPairwiseCosine(embedder, keys) } };
+  }
+  return a;
+}
+
+/** The analyses that need no embedder (the report's fallback when a run has no analysis.json). */
+export function analyzeRunWithoutEmbedding(run: RunInput, opts: Omit<AnalyzeOptions, 'embedderFor'> = {}): RunAnalysis {
   const noMemory = `${run.method} keeps no memory`;
   const retrieved = run.rows.some((r) => r.retrievedIds.length > 0);
-  let similarity: RunAnalysis['similarity'];
   const keys = taskKeys(run.memories);
-  if (keys.length < 2) {
-    similarity = { notApplicable: run.keepsMemory ? 'fewer than 2 task keys in memories.jsonl' : `${noMemory}, so the run recorded no task keys (analyze a memory run of the same benchmark)` };
-  } else {
-    const embedder = opts.embedderFor?.(run) ?? 'no embedder given';
-    similarity = typeof embedder === 'string' ? { notApplicable: embedder } : { value: { tasks: keys.length, meanPairwiseCosine: await meanPairwiseCosine(embedder, keys) } };
-  }
+  const similarity: RunAnalysis['similarity'] =
+    keys.length >= 2
+      ? { notApplicable: 'not computed here: `memrl analyze` embeds the task keys again' }
+      : { notApplicable: run.keepsMemory ? 'fewer than 2 task keys in memories.jsonl' : `${noMemory}, so the run recorded no task keys (analyze a memory run of the same benchmark)` };
   return {
     version: ANALYSIS_VERSION,
     run: { id: run.id, benchmark: run.benchmark, column: run.column, method: run.method, seed: run.seed, rewardNoise: run.rewardNoise },
@@ -89,6 +98,13 @@ export function pointOf(run: RunInput, a: RunAnalysis): RunPoint {
   };
 }
 
+/** Share a task set's similarity with the runs of that column that have none (a `none` run records no task keys). */
+export function shareSimilarity(points: RunPoint[]): void {
+  const simOf = new Map<string, number>();
+  for (const p of points) if (p.similarity !== null && !simOf.has(p.column)) simOf.set(p.column, p.similarity);
+  for (const p of points) if (p.similarity === null && simOf.has(p.column)) p.similarity = simOf.get(p.column)!;
+}
+
 /** Analyze every run folder at or below the paths; write analysis.json into each. */
 export async function analyzePaths(paths: string[], opts: AnalyzeOptions & { write?: boolean } = {}): Promise<{ runs: RunAnalysis[]; cross: CrossRunAnalysis }> {
   const runs: RunAnalysis[] = [];
@@ -101,9 +117,6 @@ export async function analyzePaths(paths: string[], opts: AnalyzeOptions & { wri
     runs.push(a);
     points.push(pointOf(input, a));
   }
-  // Similarity is a property of the task set: share it with the runs of that column that have none.
-  const simOf = new Map<string, number>();
-  for (const p of points) if (p.similarity !== null && !simOf.has(p.column)) simOf.set(p.column, p.similarity);
-  for (const p of points) if (p.similarity === null && simOf.has(p.column)) p.similarity = simOf.get(p.column)!;
+  shareSimilarity(points);
   return { runs, cross: crossRun(points) };
 }

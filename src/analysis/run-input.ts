@@ -62,7 +62,7 @@ export function runInputOf(run: RunFolder): RunInput {
     qHistory: readQHistory(join(run.dir, Q_HISTORY_FILE)),
     metrics: run.metrics,
     keepsMemory: !NO_MEMORY_METHODS.has(run.method),
-    learnsQ: params.method === 'memrl',
+    learnsQ: (params.method ?? run.method) === 'memrl',
     params,
     rewardNoise: typeof memrlSection.reward_noise === 'number' ? memrlSection.reward_noise : 0,
     embedding: (config.embedding as Record<string, unknown> | undefined) ?? null,

@@ -88,9 +88,11 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
 
   it('covers every part the issue lists', async () => {
     const ids = await page.$$eval('section', (s) => s.map((x) => x.id));
-    expect(ids).toEqual(['runs', 'comparison', 'curves', 'forgetting', 'breakdown', 'memory', 'cost', 'manifest']);
+    expect(ids).toEqual(['runs', 'comparison', 'curves', 'forgetting', 'breakdown', 'memory', 'analysis', 'cost', 'manifest']);
     const figures = await page.$$eval('figure', (f) => f.map((x) => x.id));
-    for (const id of ['compare-bcb', 'curve-acc', 'curve-csr', 'curve-valid', 'forgetting-flip', 'forgetting-final', 'memory-count', 'retrieval-change', 'cost-tokens']) expect(figures).toContain(id);
+    for (const id of ['compare-bcb', 'curve-acc', 'curve-csr', 'curve-valid', 'forgetting-flip', 'forgetting-final', 'memory-count', 'retrieval-change', 'cost-tokens', 'qcritic-calibration', 'memory-churn']) expect(figures).toContain(id);
+    // Q of every memory per epoch (from q-history.jsonl), per run that learns Q (MemRL, 2 seeds).
+    expect(figures.filter((f) => f.startsWith('q-hist-'))).toHaveLength(2);
     // Per memory run (RAG and MemRL, 2 seeds each): Q distribution and the top memories' Q trajectories.
     expect(figures.filter((f) => f.startsWith('q-dist-'))).toHaveLength(4);
     expect(figures.filter((f) => f.startsWith('q-trajectory-'))).toHaveLength(4);
@@ -196,6 +198,28 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     const cells = await page.locator('#cost-table tr', { hasText: 'MemRL · BigCodeBench · s1 †' }).filter({ hasText: 'memory' }).locator('td').allTextContents();
     expect(cells[2]).toBe(String(memory.calls));
     expect(cells[5]).toBe(String(memory.totalTokens));
+  });
+
+  it('shows the learning-dynamics analysis of each run, from its own rows', async () => {
+    // Lifelong metrics: learning gain = last − first epoch accuracy, per run.
+    for (const method of METHODS) {
+      const m = metricsOf(`${method}-s1`);
+      const label = `${{ none: 'No memory', rag: 'RAG', memrl: 'MemRL' }[method]} · BigCodeBench · s1 †`;
+      const cells = await page.locator('#lifelong-table tr', { hasText: label }).locator('td').allTextContents();
+      const gain = m.train.epochs.at(-1)!.acc - m.train.epochs[0]!.acc;
+      expect(cells[1]).toBe(`${gain >= 0 ? '+' : ''}${gain.toFixed(3)}`);
+    }
+    // The Q-critic applies to MemRL only, and says why not for the others.
+    const critic = (label: string) => page.locator('#qcritic-table tr', { hasText: label }).locator('td').allTextContents();
+    expect((await critic('No memory · BigCodeBench · s1 †'))[1]).toMatch(/keeps no memory/);
+    expect((await critic('RAG · BigCodeBench · s1 †'))[1]).toMatch(/constant/);
+    const memrl = await critic('MemRL · BigCodeBench · s1 †');
+    const rows = readFileSync(join(runsDir, 'bcb', 'memrl-s1', 'outcomes.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { status: string; retrievedQ?: number[] });
+    expect(Number(memrl[1])).toBe(rows.filter((r) => r.status !== 'error').reduce((n, r) => n + (r.retrievedQ?.length ?? 0), 0));
+    // Box per epoch: every memory the run holds after it.
+    const history = readFileSync(join(runsDir, 'bcb', 'memrl-s1', 'q-history.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(history).toHaveLength(EPOCHS);
+    expect(await page.locator('#high-q-failures tr', { hasText: 'MemRL · BigCodeBench · s1 †' }).count()).toBe(1);
   });
 
   it('keeps the report and the screenshot for a look', () => {

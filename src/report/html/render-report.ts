@@ -1,7 +1,8 @@
 /**
  * `memrl report`: one self-contained HTML file (inline CSS and SVG, no script, no
  * network) with learning curves, forgetting, the method comparison, per-category
- * accuracy, memory analytics, token use per role and each run's manifest.
+ * accuracy, memory analytics, the learning-dynamics analyses (docs/analysis.md), token use
+ * per role and each run's manifest.
  */
 import type { RunFolder } from '../../results/run-folder.js';
 import { memrlVersion } from '../../util/version.js';
@@ -9,6 +10,7 @@ import { benchmarkName, compareBenchmarks, compareMethods, methodName } from '..
 import { MARK_NOTES, buildResultTable, cellKey, runMarks, type Mark, type ResultTable } from '../result-table.js';
 import { MARK_SYMBOLS, cellText } from '../table-layout.js';
 import { TABLE_METRICS } from '../table-metrics.js';
+import { analysisSection, reportAnalysis } from './analysis-section.js';
 import { analyzeRun, type RoleUsage, type RunAnalytics } from './run-analytics.js';
 import { barChart, boxChart, esc, lineChart, type LineSeries } from './svg.js';
 
@@ -57,6 +59,7 @@ export function renderReport(runs: readonly RunFolder[], opts: ReportOptions): s
     ['forgetting', 'Forgetting', forgettingSection(items)],
     ['breakdown', 'By category', breakdownSection(items)],
     ['memory', 'Memory', memorySection(items)],
+    ['analysis', 'Learning dynamics', analysisSection(items, reportAnalysis(sorted))],
     ['cost', 'Cost per role', costSection(items)],
     ['manifest', 'Run manifests', manifestSection(items)],
   ];

@@ -167,21 +167,24 @@ export interface LineChartSpec {
   yDomain?: [number, number];
   /** Start the y axis at zero (counts). */
   includeZero?: boolean;
+  /** x is a measured quantity (Q, λ), not an epoch: evenly spaced nice ticks instead of one tick per data value. */
+  xContinuous?: boolean;
 }
 
 export function lineChart(spec: LineChartSpec): string {
   const xs = spec.series.flatMap((s) => s.points.map((p) => p.x));
   const ys = spec.series.flatMap((s) => s.points.map((p) => p.y)).filter((v): v is number => v !== null);
-  const [x0, x1] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
+  const sx = spec.xContinuous ? scale(xs) : null;
+  const [x0, x1] = sx ? [sx.lo, sx.hi] : xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
   const sc = scale(ys, spec.yDomain, spec.includeZero);
   const x = (v: number): number => Number((M.l + (x1 === x0 ? 0.5 : (v - x0) / (x1 - x0)) * (W - M.l - M.r)).toFixed(1));
   const y = yScale(sc, H - M.b);
-  const xTickValues = [...new Set(xs)].sort((a, b) => a - b);
+  const xTickValues = sx ? sx.ticks : [...new Set(xs)].sort((a, b) => a - b);
   const step = Math.max(1, Math.ceil(xTickValues.length / 15));
   let body = yAxis(sc, y);
   body += xTickValues
     .filter((_v, i) => i % step === 0)
-    .map((t) => `<text class="tick" x="${x(t)}" y="${H - M.b + 16}" text-anchor="middle">${num(t)}</text>`)
+    .map((t) => `<text class="tick" x="${x(t)}" y="${H - M.b + 16}" text-anchor="middle">${sx ? tickText(t, sx.step) : num(t)}</text>`)
     .join('');
   body += `<line class="axis" x1="${M.l}" x2="${W - M.r}" y1="${H - M.b}" y2="${H - M.b}"/>`;
   spec.series.forEach((s, i) => {
