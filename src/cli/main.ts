@@ -52,7 +52,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'analyze',
-    description: "the paper's analyses from run folders: Q-critic, memory dynamics, task similarity, lifelong metrics, ablations",
+    description: "the paper's analyses from run folders: Q-critic, memory dynamics, task similarity, lifelong metrics, ablations; writes analysis.json into each run",
     register: async (p) => (await import('./commands/analyze.js')).registerAnalyzeCommand(p),
   },
   {
