@@ -9,7 +9,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/setup/lib.sh"
 
 # Order matters: system packages first, the build last.
-all_pieces=(system-bcb browser mariadb rootfs podman images node)
+all_pieces=(system-bcb browser mariadb redis rootfs podman images node)
 pieces=("$@")
 [ "${#pieces[@]}" -eq 0 ] && pieces=("${all_pieces[@]}")
 

@@ -27,6 +27,7 @@ import { fileReporters, ProgressReporter } from '../runner/reporters/index.js';
 import { RunFolder } from '../runner/run-folder.js';
 import { runBenchmark, type RunResult } from '../runner/run.js';
 import { UserError } from '../util/errors.js';
+import type { Slots } from '../util/slots.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
@@ -48,6 +49,8 @@ export interface RunOptions {
   command?: readonly string[];
   /** Replace or add reporters (e.g. drop the console in a test). */
   reporters?: (defaults: ReporterMap) => ReporterMap;
+  /** Episode slots shared with other runs in this process (a sweep's one budget). */
+  episodeSlots?: Slots;
 }
 
 export interface RunIo {
@@ -205,6 +208,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         resume: cfg.run.resume !== null,
         maxErrorRate: cfg.run.maxErrorRate,
         rewardNoise: cfg.run.rewardNoise,
+        ...(options.episodeSlots ? { episodeSlots: options.episodeSlots } : {}),
         manifest: {
           memrlVersion: memrlVersion(),
           gitCommit: gitCommit(),

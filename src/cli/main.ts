@@ -40,6 +40,18 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { name: 'memory', description: 'inspect and exercise the memory engine', register: async (p) => (await import('./commands/memory-replay.js')).registerMemoryCommand(p) },
   {
+    name: 'sweep',
+    description: 'run a grid of runs (benchmarks × methods × seeds × any config key) from a sweep file; re-running finishes what is unfinished',
+    registry: true,
+    register: async (p, r) => (await import('./commands/sweep.js')).registerSweepCommand(p, r),
+  },
+  {
+    name: 'worker',
+    description: 'take cells of sweeps from a BullMQ queue on Redis and run them, until stopped (SIGTERM: finish the cells in hand, then exit)',
+    registry: true,
+    register: async (p, r) => (await import('./commands/worker.js')).registerWorkerCommand(p, r),
+  },
+  {
     name: 'check-gold',
     description: 'replay gold answers through an evaluator to measure this machine (not a model)',
     registry: true,

@@ -36,6 +36,7 @@ import { BUILTIN_METHODS } from '../methods/registry.js';
 import { MemrlError, UserError, errorMessage } from '../util/errors.js';
 import { chunk, mapPool } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
+import type { Slots } from '../util/slots.js';
 import { faultOutcome } from './episode-outcome.js';
 import { learningOutcome } from './reward-noise.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
@@ -77,6 +78,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   manifest: Record<string, unknown>;
   /** Stop as failed when more than this share of an epoch's episodes end in `error` (default: never). */
   maxErrorRate?: number;
+  /** Shared with other runs (a sweep): an episode runs only while it holds one of these slots. */
+  episodeSlots?: Slots;
   /** Flip the reward the method learns from with this probability (--reward-noise); default 0. */
   rewardNoise?: number;
   /** The reference TensorBoard tag set (the benchmark module's); default: from the benchmark's name. */
@@ -251,7 +254,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     );
 
   /** Never throws: a failed episode is an 'error' outcome. Also measures wall time. */
-  const runEpisode = async (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> => {
+  const runEpisode = (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> =>
+    plan.episodeSlots ? plan.episodeSlots.run(() => runEpisodeNow(task, epoch, phase, memories)) : runEpisodeNow(task, epoch, phase, memories);
+  const runEpisodeNow = async (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> => {
     const started = performance.now();
     let outcome: Outcome;
     // Count this episode's replies served from the response cache (outcome rows mark them).

@@ -1,0 +1,74 @@
+/**
+ * The grid of a sweep: one cell per combination of axis values, in the order the axes
+ * are written, each with an id that names its folder and its whole config (base,
+ * then `set`, then matching overrides, then the cell's own axis values).
+ */
+import { readFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
+import { deepMerge } from '../config/load.js';
+import type { SweepSpec } from './sweep-file.js';
+
+export type AxisValue = string | number | boolean | null;
+
+export interface Cell {
+  /** Unique in the sweep, safe as a folder name: bcb-memrl-s1-weight_q=0.5. */
+  id: string;
+  benchmark: string;
+  method: string | null;
+  seed: number | null;
+  /** Every axis value of the cell, by axis name. */
+  values: Record<string, AxisValue>;
+  /** The config tree the cell runs with (YAML-ready). */
+  config: Record<string, unknown>;
+}
+
+export function planCells(spec: SweepSpec): Cell[] {
+  const base = spec.base ? ((parse(readFileSync(spec.base, 'utf8')) ?? {}) as Record<string, unknown>) : {};
+  const names = Object.keys(spec.axes);
+  let combos: Record<string, AxisValue>[] = [{}];
+  for (const name of names) combos = combos.flatMap((c) => spec.axes[name]!.map((v) => ({ ...c, [name]: v })));
+  const cells = combos.map((values) => {
+    const benchmark = String(values.benchmark);
+    const method = values.method === undefined ? null : String(values.method);
+    const seed = values.seed === undefined ? null : Number(values.seed);
+    let config = deepMerge(base, nest(spec.set)) as Record<string, unknown>;
+    for (const o of spec.overrides) if (Object.entries(o.when).every(([k, v]) => values[k] === v)) config = deepMerge(config, nest(o.set)) as Record<string, unknown>;
+    const own: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(values)) if (k !== 'benchmark' && k !== 'method' && k !== 'seed') own[k] = v;
+    if (method !== null) own['memrl.method'] = method;
+    if (seed !== null) own['experiment.random_seed'] = seed;
+    config = deepMerge(config, nest(own)) as Record<string, unknown>;
+    return { id: cellId(values), benchmark, method, seed, values, config };
+  });
+  // Two axis values that print alike (1 and "1") would share a folder.
+  const seen = new Set<string>();
+  for (const c of cells) {
+    if (seen.has(c.id)) throw new Error(`sweep ${spec.name}: two cells would share the id ${c.id}`);
+    seen.add(c.id);
+  }
+  return cells;
+}
+
+function cellId(values: Record<string, AxisValue>): string {
+  const parts: string[] = [String(values.benchmark)];
+  if (values.method !== undefined) parts.push(String(values.method));
+  if (values.seed !== undefined) parts.push(`s${String(values.seed)}`);
+  for (const [k, v] of Object.entries(values)) if (k !== 'benchmark' && k !== 'method' && k !== 'seed') parts.push(`${k.split('.').at(-1)}=${String(v)}`);
+  return parts.join('-').replace(/[^A-Za-z0-9._=-]+/g, '_');
+}
+
+/** {'a.b': 1} → {a: {b: 1}}. */
+export function nest(flat: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flat)) {
+    const path = key.split('.');
+    let node = out;
+    for (const k of path.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
+    node[path.at(-1)!] = value;
+  }
+  return out;
+}
+
+export function cellConfigYaml(cell: Cell, sweepName: string): string {
+  return `# memrl sweep ${sweepName}, cell ${cell.id}: written by memrl sweep from the sweep file; edit the sweep file, not this.\n${stringify(cell.config)}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * `memrl worker --queue redis://…`: takes whole cells of sweeps from the queues it can
+ * serve (what this machine has: bubblewrap, MariaDB, a container engine) and runs each
+ * as `memrl sweep` would, in the sweep folder the job names (a filesystem the
+ * coordinator and the workers share). A cell whose run folder exists is resumed, so a
+ * job retried after a worker died continues from that run's journal.
+ */
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import { startRun } from '../app/start-run.js';
+import type { Registry } from '../app/registry.js';
+import { checkBwrap } from '../env/bwrap/check.js';
+import { openEngine } from '../env/container/engine.js';
+import { mysqlClient, mysqlSocket, START_HINT } from '../env/sql/local.js';
+import { errorMessage, UserError } from '../util/errors.js';
+import { cellFromDisk, readSweepState, type CellState } from './state.js';
+import { cellFlags } from './run-local.js';
+import { ALL_NEEDS, checkReachable, QUEUE_PREFIX, queuesFor, queueTarget, type CellJob, type Need } from './queue.js';
+
+export interface Capabilities {
+  have: Set<Need>;
+  /** Why each missing one is missing, and how to get it. */
+  missing: Map<Need, string>;
+}
+
+export async function detectCapabilities(): Promise<Capabilities> {
+  const have = new Set<Need>();
+  const missing = new Map<Need, string>();
+  const bwrap = await checkBwrap();
+  if (bwrap.ok) have.add('bwrap');
+  else missing.set('bwrap', bwrap.reason);
+  if (existsSync(mysqlSocket()) && mysqlClient()) have.add('mariadb');
+  else missing.set('mariadb', `no MariaDB at ${mysqlSocket()}; ${START_HINT}`);
+  try {
+    await openEngine(null);
+    have.add('containers');
+  } catch (err) {
+    missing.set('containers', errorMessage(err));
+  }
+  return { have, missing };
+}
+
+export interface WorkerOptions {
+  url: string;
+  registry: Registry;
+  /** Cells run at once by this worker. */
+  concurrency: number;
+  /** Name shown in sweep.json (default: host:pid). */
+  name?: string;
+  /** Pretend these are missing (tests, or to keep a machine off some cells). */
+  without?: readonly Need[];
+  log(text: string): void;
+}
+
+export interface RunningWorker {
+  /** Finish the cells in hand, then stop taking jobs. */
+  close(): Promise<void>;
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  const target = queueTarget(opts.url);
+  await checkReachable(target);
+  const caps = await detectCapabilities();
+  for (const n of opts.without ?? []) {
+    caps.have.delete(n);
+    caps.missing.set(n, 'turned off with --without');
+  }
+  const name = opts.name ?? `${hostname()}:${process.pid}`;
+  for (const n of ALL_NEEDS) if (!caps.have.has(n)) opts.log(`worker ${name}: leaving cells that need ${n} to other workers: ${caps.missing.get(n)}\n`);
+  const queues = queuesFor(caps.have);
+  opts.log(`worker ${name}: taking cells from ${target.label} (${queues.join(', ')})\n`);
+  const runCell = async (job: Job<CellJob>): Promise<CellState> => {
+    const { sweepDir, cellId } = job.data;
+    if (!existsSync(sweepDir)) throw new UserError(`${sweepDir}: sweep folder not found on ${name}; workers need the coordinator's sweep folder at the same path (a shared filesystem, docs/scale.md)`);
+    const state = readSweepState(sweepDir);
+    const cell = state.cells.find((c) => c.id === cellId);
+    if (!cell) throw new UserError(`${sweepDir}: no cell ${cellId} in sweep.json`);
+    opts.log(`worker ${name}: cell ${cellId} of ${job.data.sweepName} (attempt ${job.attemptsMade + 1})\n`);
+    const handle = await startRun(
+      { benchmark: cell.benchmark, flags: cellFlags(sweepDir, cell), registry: opts.registry, command: ['worker', job.data.sweepName, cellId] },
+      { err: (t) => opts.log(t.replace(/^(?=.)/gm, `[${cellId}] `)), tty: false },
+    );
+    const end = await handle.done;
+    const plan = { id: cell.id, benchmark: cell.benchmark, method: cell.method, seed: cell.seed, values: cell.values, config: {} };
+    const after = cellFromDisk(sweepDir, plan);
+    return { ...after, worker: name, ...(end.result?.failure ? { status: 'failed' as const, error: end.result.failure } : {}) };
+  };
+  const workers = queues.map(
+    (q) =>
+      new Worker<CellJob, CellState>(q, runCell, {
+        connection: { ...target.connection, maxRetriesPerRequest: null },
+        prefix: QUEUE_PREFIX,
+        concurrency: opts.concurrency,
+        // A cell runs for minutes to hours: the lock is renewed while it runs; a dead worker's lapses in 30 s.
+        lockDuration: 30_000,
+        stalledInterval: 15_000,
+        maxStalledCount: 3,
+      }),
+  );
+  for (const w of workers) {
+    w.on('failed', (job, err) => opts.log(`worker ${name}: cell ${job?.data.cellId ?? '?'} failed: ${err.message}\n`));
+    w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
+  }
+  return {
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/** The sweep file: what it accepts, the one line it gives for what it does not, and the grid it makes. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { builtinRegistry } from '../../src/app/registry.js';
+import { planCells } from '../../src/sweep/plan.js';
+import { cellNeeds, queueName, queuesFor } from '../../src/sweep/queue.js';
+import { readSweepFile } from '../../src/sweep/sweep-file.js';
+import { tempDir } from '../helpers/temp.js';
+
+const dir = tempDir('memrl-sweep-file-');
+const registry = builtinRegistry();
+const write = (name: string, text: string): string => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('reading a sweep file', () => {
+  it('an unknown axis key is one line naming the file, its line and the key, with a suggestion', () => {
+    const p = write('typo.yaml', 'name: t\naxes:\n  benchmark: [bcb]\n  rl_config.wieght_q: [0.1, 0.5]\n');
+    expect(() => readSweepFile(p, registry)).toThrow(`${p}:4: rl_config.wieght_q is not a config key (did you mean rl_config.weight_q?)`);
+  });
+
+  it('names unknown benchmarks and methods, and top-level keys a sweep file does not have', () => {
+    expect(() => readSweepFile(write('b.yaml', 'name: t\naxes:\n  benchmark: [bcbb]\n'), registry)).toThrow(/:3: unknown benchmark bcbb \(known: bcb, hle, llb, alfworld\)/);
+    expect(() => readSweepFile(write('m.yaml', 'name: t\naxes:\n  benchmark: [bcb]\n  method: [memrll]\n'), registry)).toThrow(/:4: unknown method memrll/);
+    expect(() => readSweepFile(write('k.yaml', 'name: t\naxis:\n  benchmark: [bcb]\n'), registry)).toThrow(/unknown key axis/);
+    expect(() => readSweepFile(write('w.yaml', 'name: t\naxes:\n  benchmark: [bcb]\noverrides:\n  - when: { method: none }\n    set: { memrl.limit: 2 }\n'), registry)).toThrow(/method is not an axis of this sweep/);
+  });
+});
+
+describe('the grid', () => {
+  it('one cell per combination, in axis order, each with its own config', () => {
+    const p = write(
+      'grid.yaml',
+      [
+        'name: grid',
+        'set: { memrl.limit: 3 }',
+        'axes:',
+        '  benchmark: [bcb, llb]',
+        '  method: [none, memrl]',
+        '  rl_config.weight_q: [0.3]',
+        'overrides:',
+        '  - when: { benchmark: llb }',
+        '    set: { experiment.task: db }',
+      ].join('\n'),
+    );
+    const cells = planCells(readSweepFile(p, registry));
+    expect(cells.map((c) => c.id)).toEqual(['bcb-none-weight_q=0.3', 'bcb-memrl-weight_q=0.3', 'llb-none-weight_q=0.3', 'llb-memrl-weight_q=0.3']);
+    expect(cells[3]!.config).toEqual({ memrl: { limit: 3, method: 'memrl' }, rl_config: { weight_q: 0.3 }, experiment: { task: 'db' } });
+    expect(cells[0]!.config).not.toHaveProperty('experiment');
+  });
+
+  it('routes each cell to the queue of what it needs, and a worker to the queues it can serve', () => {
+    expect(queueName(cellNeeds({ benchmark: 'bcb', config: {} }))).toBe('cells-bwrap');
+    expect(queueName(cellNeeds({ benchmark: 'llb', config: { experiment: { task: 'db' } } }))).toBe('cells-mariadb');
+    expect(queueName(cellNeeds({ benchmark: 'bcb', config: { memrl: { evaluator: { backend: 'docker' } } } }))).toBe('cells-containers');
+    expect(queueName(cellNeeds({ benchmark: 'hle', config: {} }))).toBe('cells');
+    // No MariaDB here: the db cells' queue is not among this worker's.
+    expect(queuesFor(new Set(['bwrap'] as const))).toEqual(['cells', 'cells-bwrap']);
+  });
+});
