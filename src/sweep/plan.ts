@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
-import type { SweepSpec } from './sweep-file.js';
+import { BENCHMARK_VARIANTS, type SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
 
@@ -23,15 +23,22 @@ export interface Cell {
 }
 
 export function planCells(spec: SweepSpec): Cell[] {
-  const base = spec.base ? ((parse(readFileSync(spec.base, 'utf8')) ?? {}) as Record<string, unknown>) : {};
+  const bases = new Map<string, Record<string, unknown>>();
+  const baseOf = (axisValue: string): Record<string, unknown> => {
+    const file = spec.base[axisValue] ?? spec.base['*'];
+    if (!file) return {};
+    if (!bases.has(file)) bases.set(file, (parse(readFileSync(file, 'utf8')) ?? {}) as Record<string, unknown>);
+    return bases.get(file)!;
+  };
   const names = Object.keys(spec.axes);
   let combos: Record<string, AxisValue>[] = [{}];
   for (const name of names) combos = combos.flatMap((c) => spec.axes[name]!.map((v) => ({ ...c, [name]: v })));
   const cells = combos.map((values) => {
-    const benchmark = String(values.benchmark);
+    const variant = BENCHMARK_VARIANTS[String(values.benchmark)];
+    const benchmark = variant?.benchmark ?? String(values.benchmark);
     const method = values.method === undefined ? null : String(values.method);
     const seed = values.seed === undefined ? null : Number(values.seed);
-    let config = deepMerge(base, nest(spec.set)) as Record<string, unknown>;
+    let config = deepMerge(deepMerge(baseOf(String(values.benchmark)), nest(variant?.set ?? {})), nest(spec.set)) as Record<string, unknown>;
     for (const o of spec.overrides) if (Object.entries(o.when).every(([k, v]) => values[k] === v)) config = deepMerge(config, nest(o.set)) as Record<string, unknown>;
     const own: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(values)) if (k !== 'benchmark' && k !== 'method' && k !== 'seed') own[k] = v;

@@ -4,7 +4,7 @@
  * key is one line naming the file, the line and the key.
  *
  *   name: quickstart
- *   base: ../quickstart.yaml            # relative to this file
+ *   base: ../quickstart.yaml            # relative to this file; or per benchmark: { bcb: ../bcb.yaml, … }
  *   set: { memrl.limit: 4 }             # every cell
  *   axes:
  *     benchmark: [bcb]
@@ -27,12 +27,18 @@ import { UserError } from '../util/errors.js';
 /** Axes with a name of their own; any other axis is a dotted config key. */
 export const NAMED_AXES = ['benchmark', 'method', 'seed'] as const;
 
+/** Benchmark axis values that name a variant, as the results table's columns do. */
+export const BENCHMARK_VARIANTS: Readonly<Record<string, { benchmark: string; set: Record<string, unknown> }>> = {
+  'llb-db': { benchmark: 'llb', set: { 'experiment.task': 'db' } },
+  'llb-os': { benchmark: 'llb', set: { 'experiment.task': 'os' } },
+};
+
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 const SweepFileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only (it names the sweep folder)'),
-    base: z.string().optional(),
+    base: z.union([z.string(), z.record(z.string())]).optional(),
     set: z.record(z.unknown()).default({}),
     axes: z.record(z.array(scalar).min(1, 'give at least one value')),
     overrides: z
@@ -45,8 +51,8 @@ export interface SweepSpec {
   name: string;
   /** Absolute path of the sweep file. */
   file: string;
-  /** Absolute path of the base config, if any (else the quickstart defaults). */
-  base: string | null;
+  /** Absolute path of the base config by benchmark axis value ('*': every one), if any (else the quickstart defaults). */
+  base: Record<string, string>;
   set: Record<string, unknown>;
   axes: Record<string, (string | number | boolean | null)[]>;
   overrides: { when: Record<string, string | number | boolean | null>; set: Record<string, unknown> }[];
@@ -84,12 +90,19 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
   });
   const benchmarks = (spec.axes.benchmark ?? []).map(String);
   if (benchmarks.length === 0) fail(src, path, ['axes'], 'axes.benchmark is missing: name the benchmark(s) to run, e.g. benchmark: [bcb]');
-  const known = registry.benchmarks.map((b) => b.name);
+  const known = [...registry.benchmarks.map((b) => b.name), ...Object.keys(BENCHMARK_VARIANTS)];
   for (const b of benchmarks) if (!known.includes(b)) fail(src, path, ['axes', 'benchmark'], `unknown benchmark ${b} (known: ${known.join(', ')})`);
+  const base: Record<string, string> = {};
+  if (typeof spec.base === 'string') base['*'] = resolve(dirname(file), spec.base);
+  else
+    for (const [b, p] of Object.entries(spec.base ?? {})) {
+      if (!benchmarks.includes(b)) fail(src, path, ['base', b], `base.${b}: ${b} is not on the benchmark axis (${benchmarks.join(', ')})`);
+      base[b] = resolve(dirname(file), p);
+    }
   const methods = registry.methods.map((m) => m.name);
   for (const m of (spec.axes.method ?? []).map(String)) if (!methods.includes(m)) fail(src, path, ['axes', 'method'], `unknown method ${m} (known: ${methods.join(', ')})`);
   for (const s of spec.axes.seed ?? []) if (!Number.isInteger(s) || (s as number) < 0) fail(src, path, ['axes', 'seed'], `seed ${String(s)}: give whole numbers ≥ 0`);
-  return { name: spec.name, file, base: spec.base ? resolve(dirname(file), spec.base) : null, set: spec.set, axes: spec.axes, overrides: spec.overrides };
+  return { name: spec.name, file, base, set: spec.set, axes: spec.axes, overrides: spec.overrides };
 }
 
 function fail(src: YamlSource, path: string, where: (string | number)[], message: string): never {

@@ -23,7 +23,7 @@ describe('reading a sweep file', () => {
   });
 
   it('names unknown benchmarks and methods, and top-level keys a sweep file does not have', () => {
-    expect(() => readSweepFile(write('b.yaml', 'name: t\naxes:\n  benchmark: [bcbb]\n'), registry)).toThrow(/:3: unknown benchmark bcbb \(known: bcb, hle, llb, alfworld\)/);
+    expect(() => readSweepFile(write('b.yaml', 'name: t\naxes:\n  benchmark: [bcbb]\n'), registry)).toThrow(/:3: unknown benchmark bcbb \(known: bcb, hle, llb, alfworld, llb-db, llb-os\)/);
     expect(() => readSweepFile(write('m.yaml', 'name: t\naxes:\n  benchmark: [bcb]\n  method: [memrll]\n'), registry)).toThrow(/:4: unknown method memrll/);
     expect(() => readSweepFile(write('k.yaml', 'name: t\naxis:\n  benchmark: [bcb]\n'), registry)).toThrow(/unknown key axis/);
     expect(() => readSweepFile(write('w.yaml', 'name: t\naxes:\n  benchmark: [bcb]\noverrides:\n  - when: { method: none }\n    set: { memrl.limit: 2 }\n'), registry)).toThrow(/method is not an axis of this sweep/);
@@ -50,6 +50,19 @@ describe('the grid', () => {
     expect(cells.map((c) => c.id)).toEqual(['bcb-none-weight_q=0.3', 'bcb-memrl-weight_q=0.3', 'llb-none-weight_q=0.3', 'llb-memrl-weight_q=0.3']);
     expect(cells[3]!.config).toEqual({ memrl: { limit: 3, method: 'memrl' }, rl_config: { weight_q: 0.3 }, experiment: { task: 'db' } });
     expect(cells[0]!.config).not.toHaveProperty('experiment');
+  });
+
+  it("ships the paper's grid: every benchmark (LLB as db and os) × every method × 3 seeds, each on its paper config", () => {
+    const cells = planCells(readSweepFile('configs/sweeps/paper.yaml', registry));
+    expect(cells).toHaveLength(5 * registry.methods.length * 3);
+    expect(new Set(cells.map((c) => c.method))).toEqual(new Set(registry.methods.map((m) => m.name)));
+    const db = cells.find((c) => c.id === 'llb-db-memrl-s1')!;
+    expect(db.benchmark).toBe('llb');
+    expect(db.config).toMatchObject({ experiment: { task: 'db', random_seed: 1 }, memrl: { method: 'memrl', run_validation: true } });
+    expect(cells.find((c) => c.id === 'llb-os-none-s3')!.config).toMatchObject({ experiment: { task: 'os' } });
+    // Each benchmark's cells start from its own paper config.
+    expect(cells.find((c) => c.id === 'hle-memrl-s1')!.config).toMatchObject({ memory: { sim_norm_mean: expect.closeTo(0.1857, 3) } });
+    expect(planCells(readSweepFile('configs/sweeps/quickstart.yaml', registry)).every((c) => (c.config as { llm: { provider: string } }).llm.provider === 'sim')).toBe(true);
   });
 
   it('routes each cell to the queue of what it needs, and a worker to the queues it can serve', () => {
