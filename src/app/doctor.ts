@@ -1,4 +1,4 @@
-/** `memrl doctor`'s checks: every registered benchmark's local checks, then the engine and every image they may use. */
+/** `memrl doctor`'s checks: every registered benchmark's local checks and the sweep queue's Redis, then the engine and every image they may use. */
 import type { EvaluatorSettings } from '../config/types.js';
 import type { DoctorCheck } from '../core/benchmark.js';
 import type { ImageCheck } from '../doctor/docker.js';
@@ -6,7 +6,11 @@ import type { Registry } from './registry.js';
 
 export async function doctorChecks(registry: Registry, evaluator: EvaluatorSettings, only?: 'local' | 'docker'): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
-  if (only !== 'docker') for (const b of registry.benchmarks) if (b.doctor?.local) checks.push(...(await b.doctor.local(evaluator)));
+  if (only !== 'docker') {
+    for (const b of registry.benchmarks) if (b.doctor?.local) checks.push(...(await b.doctor.local(evaluator)));
+    const { probeRedis } = await import('../doctor/probes.js');
+    checks.push({ backend: 'local', part: 'sweep queue', ...probeRedis() });
+  }
   if (only !== 'local') {
     const docker = evaluator.docker;
     const images: ImageCheck[] = registry.benchmarks.flatMap((b) => [

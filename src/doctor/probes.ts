@@ -45,3 +45,14 @@ export async function probeEnv<K extends EnvKind>(kind: K, backend: 'local' | 'd
     return c.ok ? { ok: true, detail: c.detail ?? 'works' } : { ok: false, detail: c.reason };
   });
 }
+
+/** Redis for `memrl sweep --queue` and `memrl worker`: the server binary, and whether one answers here. */
+export function probeRedis(): Outcome {
+  const v = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (v.status !== 0) return { ok: false, detail: 'redis-server not installed (memrl sweep --queue and memrl worker need a Redis): bash scripts/setup.sh redis' };
+  const version = /v=(\S+)/.exec(v.stdout)?.[1] ?? 'unknown version';
+  const ping = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'], { encoding: 'utf8', timeout: 3000 });
+  return ping.stdout?.includes('PONG')
+    ? { ok: true, detail: `redis-server ${version}, answering on 127.0.0.1:6379` }
+    : { ok: true, detail: `redis-server ${version} installed, not running here (start it with: bash scripts/setup.sh redis; workers may use another host's)` };
+}
