@@ -14,6 +14,7 @@
 import type { MemoryRecord } from '../memory/types.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import type { RunSummary } from '../metrics/summary.js';
+import type { Transcript } from '../metrics/transcripts.js';
 import type { OutcomeRow } from './outcome.js';
 
 export interface RunInfo {
@@ -80,8 +81,8 @@ export interface Reporter {
   /** An episode finished (or was taken from the journal); committed later, with its batch. */
   onEpisode?(row: OutcomeRow): void;
   onPhaseEnd?(): void;
-  /** Rows committed (a train batch at its barrier, a validation pass at its end), in task order; transcripts apart. */
-  onRows?(rows: readonly OutcomeRow[], traces: readonly Trace[]): void;
+  /** Rows committed (a train batch at its barrier, a validation pass at its end), in task order; traces and transcripts apart. */
+  onRows?(rows: readonly OutcomeRow[], traces: readonly Trace[], transcripts?: readonly Transcript[]): void;
   /** An epoch is complete; durable outputs are written here, before the checkpoint. */
   onEpochEnd?(ev: EpochEndEvent): void;
   onRunEnd?(ev: RunEndEvent): void;

@@ -31,6 +31,7 @@ import type { SimPlayer } from '../llm/sim/model.js';
 import type { ChatModel, Phase } from '../llm/types.js';
 import type { BuildStrategy, MemoryParams } from '../memory/types.js';
 import { summarize, type RunSummary } from '../metrics/summary.js';
+import { transcriptId, type RecordedCall, type Transcript } from '../metrics/transcripts.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import { BUILTIN_METHODS } from '../methods/registry.js';
 import { MemrlError, UserError, errorMessage } from '../util/errors.js';
@@ -261,22 +262,33 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     let outcome: Outcome;
     // Count this episode's replies served from the response cache (outcome rows mark them).
     let cacheHits = 0;
-    const counted = (m: ChatModel): ChatModel => ({
+    // Every call as sent and answered: the episode's transcript (transcripts.jsonl.gz).
+    const calls: RecordedCall[] = [];
+    const counted = (m: ChatModel, role: RecordedCall['role']): ChatModel => ({
       label: m.label,
       simulated: m.simulated,
       chat: async (req, signal) => {
-        const res = await m.chat(req, signal);
-        if (res.cached) cacheHits++;
-        return res;
+        const messages = req.messages.map((x) => ({ role: x.role, content: x.content }));
+        try {
+          const res = await m.chat(req, signal);
+          if (res.cached) cacheHits++;
+          calls.push({ role, messages, reply: res.text, model: res.model, usage: res.usage, ...(res.cached ? { cached: true } : {}), latencyMs: res.latencyMs });
+          return res;
+        } catch (err) {
+          calls.push({ role, messages, error: errorMessage(err) });
+          throw err;
+        }
       },
     });
     try {
-      outcome = await bench.episode(task, { model: counted(model), judge: judge && counted(judge), memories, epoch, phase, signal: plan.signal ?? new AbortController().signal, log });
+      outcome = await bench.episode(task, { model: counted(model, 'agent'), judge: judge && counted(judge, 'judge'), memories, epoch, phase, signal: plan.signal ?? new AbortController().signal, log });
     } catch (err) {
       log.error({ event: 'episode_error', task: task.id, epoch, phase, err: errorMessage(err) }, 'episode failed');
       outcome = faultOutcome(err);
     }
     if (cacheHits > 0) outcome = { ...outcome, extra: { ...outcome.extra, cacheHits } };
+    // Journaled with the row, moved to the transcripts file when the batch commits.
+    if (calls.length > 0) outcome = { ...outcome, extra: { ...outcome.extra, calls } };
     return { ...outcome, ms: Math.round(performance.now() - started) };
   };
 
@@ -345,17 +357,24 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const commitRows = (records: readonly EpisodeRecord[]): void => {
     const committed: OutcomeRow[] = [];
     const traces: Trace[] = [];
+    const transcripts: Transcript[] = [];
     for (const { row: r } of records) {
       let row = r;
       if (r.extra && 'transcript' in r.extra) {
         const { transcript, ...extra } = r.extra;
         traces.push({ taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, transcript });
-        row = { ...r, extra };
+        row = { ...row, extra };
+      }
+      if (row.extra && 'calls' in row.extra) {
+        const { calls, ...extra } = row.extra;
+        const id = transcriptId(r.phase, r.epoch, r.taskIndex);
+        transcripts.push({ id, taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, calls: calls as RecordedCall[] });
+        row = { ...row, extra: { ...extra, transcriptId: id } };
       }
       committed.push(parseOutcomeRow(row, 'outcome row'));
     }
     rows.push(...committed);
-    emit('onRows', committed, traces);
+    emit('onRows', committed, traces, transcripts);
   };
 
   /** A validation pass: reads memory, never writes it. Epoch 0 = before training. */

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomesArrow } from '../../src/metrics/outcome-arrow.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
+import { readTranscripts } from '../../src/metrics/transcripts.js';
 import { Rng } from '../../src/util/rng.js';
 
 const BIN = resolve('bin/memrl.js');
@@ -174,6 +175,8 @@ function finalState(dir: string): Record<string, unknown> {
     outcomes: rows.rows.map(stripRow),
     arrow: readOutcomesArrow(join(dir, 'outcomes.arrow')).map(stripRow),
     traces: lines(join(dir, 'traces.jsonl')),
+    // Every model call of every episode, as sent and answered (not when or whether from the cache).
+    transcripts: readTranscripts(dir).map((t) => ({ ...t, calls: t.calls.map(({ latencyMs: _l, cached: _c, ...call }) => call) })),
     metrics: readFileSync(join(dir, 'metrics.json'), 'utf8'),
     memories: lines(join(dir, 'memories.jsonl')).map((l) => stripMemory(JSON.parse(l))),
     checkpoint: {
@@ -215,6 +218,8 @@ describe('kill -9, then --resume until done', () => {
     expect(r.stderr).toMatch(/done: 3\/3/);
     runMs = r.ms;
     reference = finalState(runFolder('ref') as string);
+    // One transcript per outcome row, so the comparisons below cover them.
+    expect((reference.transcripts as unknown[]).length).toBe((reference.outcomes as unknown[]).length);
   }, 120_000);
 
   it('in the narrow windows: ends in the state of the uninterrupted run', async () => {

@@ -9,14 +9,16 @@ import { OutcomesReporter } from './outcomes.js';
 import { QHistoryReporter } from './q-history.js';
 import { MemoriesReporter, SummaryReporter } from './run-end-files.js';
 import { TracesReporter } from './traces.js';
+import { TranscriptsReporter } from './transcripts.js';
 
 export { ProgressReporter } from './progress.js';
-export { OutcomesReporter, TracesReporter, QHistoryReporter, MetricsJsonReporter, ArrowReporter, TensorBoardReporter, SummaryReporter, MemoriesReporter };
+export { OutcomesReporter, TracesReporter, TranscriptsReporter, QHistoryReporter, MetricsJsonReporter, ArrowReporter, TensorBoardReporter, SummaryReporter, MemoriesReporter };
 
 export function fileReporters(runDir: string): ReporterMap {
   return new Map<string, Reporter>([
     ['outcomes', new OutcomesReporter(runDir)],
     ['traces', new TracesReporter(runDir)],
+    ['transcripts', new TranscriptsReporter(runDir)],
     ['metrics', new MetricsJsonReporter(runDir)],
     ['arrow', new ArrowReporter(runDir)],
     // before tensorboard: its Q histograms read this file

@@ -1,0 +1,146 @@
+/**
+ * transcripts: every model call an episode made, with the exact messages sent (system
+ * prompt, the injected memories as rendered, the task, each observation fed back) and
+ * every reply, one record per outcome row. Stored compactly: message texts repeat
+ * across episodes (the system prompt, the memories), so each distinct text is kept
+ * once in transcript-parts.jsonl.gz under its hash and the records in
+ * transcripts.jsonl.gz refer to it. Both files are gzip streams appended member by
+ * member as batches commit (a multi-member gzip file reads as one stream).
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { writeFileAtomic } from '../util/fs.js';
+
+export const TRANSCRIPTS_FILE = 'transcripts.jsonl.gz';
+export const TRANSCRIPT_PARTS_FILE = 'transcript-parts.jsonl.gz';
+
+/** One model call as the episode made it. */
+export interface RecordedCall {
+  /** agent: the model under test; judge: the grading model (HLE). */
+  role: 'agent' | 'judge';
+  messages: { role: string; content: unknown }[];
+  reply?: string;
+  /** The call failed: why. */
+  error?: string;
+  model?: string;
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+  cached?: boolean;
+  latencyMs?: number;
+}
+
+export interface Transcript {
+  /** `<phase>/<epoch>/<taskIndex>`: the outcome row's extra.transcriptId. */
+  id: string;
+  taskId: string;
+  taskIndex: number;
+  epoch: number;
+  phase: string;
+  calls: RecordedCall[];
+}
+
+/** On disk: message contents and replies replaced by part hashes. */
+interface StoredTranscript extends Omit<Transcript, 'calls'> {
+  /** `json`: the content was not a string (image parts) and the part holds its JSON. */
+  calls: (Omit<RecordedCall, 'messages' | 'reply'> & { messages: { role: string; part: string; json?: true }[]; reply?: string })[];
+}
+
+export const transcriptId = (phase: string, epoch: number, taskIndex: number): string => `${phase}/${epoch}/${taskIndex}`;
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 20);
+
+/** Appends transcripts to a run folder, each distinct text once. */
+export class TranscriptWriter {
+  private readonly known = new Set<string>();
+
+  constructor(private readonly dir: string) {
+    for (const id of readParts(dir).keys()) this.known.add(id);
+  }
+
+  append(transcripts: readonly Transcript[]): void {
+    if (transcripts.length === 0) return;
+    const parts: string[] = [];
+    const part = (text: string): string => {
+      const h = hashOf(text);
+      if (!this.known.has(h)) {
+        this.known.add(h);
+        parts.push(JSON.stringify({ h, t: text }));
+      }
+      return h;
+    };
+    const lines = transcripts.map((t) => {
+      const stored: StoredTranscript = {
+        ...t,
+        calls: t.calls.map((c) => ({
+          ...c,
+          messages: c.messages.map((m) => (typeof m.content === 'string' ? { role: m.role, part: part(m.content) } : { role: m.role, part: part(JSON.stringify(m.content)), json: true as const })),
+          ...(c.reply !== undefined ? { reply: part(c.reply) } : {}),
+        })),
+      };
+      return JSON.stringify(stored);
+    });
+    // Parts first: a record never refers to a part that is not on disk.
+    if (parts.length) appendFileSync(join(this.dir, TRANSCRIPT_PARTS_FILE), gzipSync(`${parts.join('\n')}\n`));
+    appendFileSync(join(this.dir, TRANSCRIPTS_FILE), gzipSync(`${lines.join('\n')}\n`));
+  }
+
+  /** Keep only the records `keep` accepts (a resume drops the epochs past its checkpoint). */
+  retain(keep: (t: Pick<Transcript, 'epoch' | 'phase'>) => boolean): void {
+    const path = join(this.dir, TRANSCRIPTS_FILE);
+    if (!existsSync(path)) return;
+    const kept = readLines(path).filter((l) => keep(JSON.parse(l) as StoredTranscript));
+    writeFileAtomic(path, kept.length ? gzipSync(`${kept.join('\n')}\n`) : new Uint8Array());
+  }
+}
+
+/** Every transcript of a run folder, texts restored; [] for a run without them. */
+export function readTranscripts(dir: string): Transcript[] {
+  const path = join(dir, TRANSCRIPTS_FILE);
+  if (!existsSync(path)) return [];
+  const parts = readParts(dir);
+  const text = (h: string): string => parts.get(h) ?? `<missing part ${h}>`;
+  return readLines(path).map((l) => {
+    const s = JSON.parse(l) as StoredTranscript;
+    return {
+      ...s,
+      calls: s.calls.map((c) => ({
+        ...c,
+        messages: c.messages.map((m) => ({ role: m.role, content: m.json ? (JSON.parse(text(m.part)) as unknown) : text(m.part) })),
+        ...(c.reply !== undefined ? { reply: text(c.reply) } : {}),
+      })),
+    };
+  });
+}
+
+function readParts(dir: string): Map<string, string> {
+  const path = join(dir, TRANSCRIPT_PARTS_FILE);
+  const out = new Map<string, string>();
+  if (!existsSync(path)) return out;
+  for (const l of readLines(path)) {
+    const p = JSON.parse(l) as { h: string; t: string };
+    out.set(p.h, p.t);
+  }
+  return out;
+}
+
+/** The lines of a multi-member gzip file; a member cut by a crash (and what follows) is dropped. */
+function readLines(path: string): string[] {
+  const buf = readFileSync(path);
+  if (buf.length === 0) return [];
+  let text: string;
+  try {
+    text = gunzipSync(buf).toString('utf8');
+  } catch {
+    text = gunzipSync(buf, { finishFlush: 2 /* Z_SYNC_FLUSH: keep what decodes */ }).toString('utf8');
+  }
+  return text.split('\n').filter((l) => {
+    if (!l.trim()) return false;
+    try {
+      JSON.parse(l);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
