@@ -2,6 +2,7 @@
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunFolder } from '../results/run-folder.js';
+import { readTranscripts } from '../metrics/transcripts.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { EXPORT_FORMATS, exportOutcomes, type ExportFormat } from './export-outcomes.js';
 
@@ -44,4 +45,15 @@ export function writeExport(path: string, bytes: Uint8Array): void {
     rmSync(tmp, { force: true });
     throw new UserError(`--out ${path}: cannot write (${errorMessage(err)})`);
   }
+}
+
+/** Every transcript of the run, texts restored, one JSON line each; a run without them is one line saying so. */
+export function writeTranscriptsExport(runDir: string, out: string): number {
+  const run = readRunFolder(runDir);
+  const transcripts = readTranscripts(run.dir);
+  if (transcripts.length === 0) {
+    throw new UserError(`${runDir}: no transcripts in this run folder (runs made before memrl recorded them have none); --format exports its outcome rows`, 'no_transcripts');
+  }
+  writeExport(out, Buffer.from(transcripts.map((t) => `${JSON.stringify(t)}\n`).join(''), 'utf8'));
+  return transcripts.length;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildExport, writeExport, type ExportFlags } from '../../report/export-cli.js';
+import { buildExport, writeExport, writeTranscriptsExport, type ExportFlags } from '../../report/export-cli.js';
 import { UserError } from '../../util/errors.js';
 
 /** `memrl export <run-dir> --format parquet|arrow|csv [--out file]`: the outcome matrix for pandas / polars. */
@@ -10,8 +10,13 @@ export function registerExportCommand(program: Command): void {
     .description('write the outcome matrix (one row per task × epoch × phase) as Parquet, Arrow IPC or CSV')
     .option('--format <format>', 'parquet, arrow or csv')
     .option('--out <file>', 'output file (default: stdout)')
-    .addHelpText('after', `\nExamples:\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet\n  memrl export results/bcb/<run-id> --format csv > run.csv\n`)
-    .action((runDir: string, flags: ExportFlags) => {
+    .option('--transcripts <file>', "also write every episode's transcript (each model call: messages as sent, reply) as JSON lines, one per outcome row (its extra.transcriptId)")
+    .addHelpText('after', `\nExamples:\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet\n  memrl export results/bcb/<run-id> --format csv > run.csv\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet --transcripts transcripts.jsonl\n`)
+    .action((runDir: string, flags: ExportFlags & { transcripts?: string }) => {
+      if (flags.transcripts) {
+        const n = writeTranscriptsExport(runDir, flags.transcripts);
+        process.stderr.write(`memrl: wrote ${n} transcripts to ${flags.transcripts}\n`);
+      }
       const result = buildExport(runDir, flags);
       if (flags.out) {
         writeExport(flags.out, result.bytes);
