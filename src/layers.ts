@@ -9,7 +9,7 @@
 export const LAYERS: readonly (readonly string[])[] = [
   ['cli'], // commander actions: parse, print, signals, exit codes
   ['sweep'], // grids of runs: in this process, or as jobs for workers on a BullMQ queue
-  ['app', 'report', 'compare'], // compose runs from the registries; present run folders
+  ['app', 'report', 'compare', 'view'], // compose runs from the registries; present run folders
   ['runner'], // the scheduler and its reporters
   ['analysis'], // learning dynamics computed from run folders (memrl analyze, the report's analysis section)
   ['bench', 'methods'], // plug-ins: one folder per benchmark, one file per memory method

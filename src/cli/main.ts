@@ -63,6 +63,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p) => (await import('./commands/table.js')).registerTableCommand(p),
   },
   {
+    name: 'view',
+    description: 'browse runs in a local web app (127.0.0.1 only): task × epoch grids, each episode’s transcript and memories, two runs side by side, a memory’s life',
+    register: async (p) => (await import('./commands/view.js')).registerViewCommand(p),
+  },
+  {
     name: 'analyze',
     description: "the paper's analyses from run folders: Q-critic, memory dynamics, task similarity, lifelong metrics, ablations; writes analysis.json into each run",
     register: async (p) => (await import('./commands/analyze.js')).registerAnalyzeCommand(p),

@@ -1,0 +1,184 @@
+/**
+ * `memrl view` in headless Chromium (Debian's chromium through playwright-core), on runs
+ * made by the real CLI: the runs list, a run's grid, an episode's transcript and
+ * memories exactly as recorded, two runs side by side, a memory's page, a run from an
+ * older memrl, and the one-line failures (a port in use, a folder with no runs).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTranscripts } from '../../src/metrics/transcripts.js';
+import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
+import { IN_CI } from '../helpers/require-engine.js';
+import { tempDir } from '../helpers/temp.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const work = tempDir('memrl-view-');
+const shots = tempDir('memrl-view-shots-');
+
+interface Row {
+  taskId: string;
+  taskIndex: number;
+  epoch: number;
+  phase: string;
+  status: string;
+  success: boolean;
+  retrievedIds: string[];
+  memoryId?: string;
+  extra?: { transcriptId?: string };
+}
+const rowsOf = (dir: string): Row[] => readFileSync(join(dir, 'outcomes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+
+let server: ChildProcess;
+let url = '';
+let browser: Browser | undefined;
+let page: Page;
+const requests: string[] = [];
+const errors: string[] = [];
+let memrlDir = '';
+let noneDir = '';
+
+function startView(args: string[]): Promise<{ child: ChildProcess; url: string | null; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MEMRL_BIN, 'view', ...args], { cwd: work });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /memrl view: (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]!, stderr: err, code: null });
+    });
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => resolve({ child, url: null, stderr: err, code }));
+  });
+}
+
+describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () => {
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`CI=true but ${CHROMIUM} is missing: bash scripts/setup.sh browser`);
+    assertBuilt();
+    for (const method of ['memrl', 'none']) {
+      const r = runMemrl(['run', 'bcb', '--method', method, '--limit', '6', '--epochs', '3', '--seed', '4', '--output-dir', 'runs'], { cwd: work });
+      if (r.code !== 0) throw new Error(r.stderr);
+    }
+    const bcb = join(work, 'runs', 'bcb');
+    memrlDir = join(bcb, readdirSync(bcb).find((d) => d.includes('-memrl-'))!);
+    noneDir = join(bcb, readdirSync(bcb).find((d) => d.includes('-none-'))!);
+    // A run as an older memrl left it: no transcripts, no Q history.
+    const old = join(work, 'runs', 'old', 'bcb', 'old-run');
+    mkdirSync(join(work, 'runs', 'old', 'bcb'), { recursive: true });
+    cpSync(memrlDir, old, { recursive: true });
+    for (const f of ['transcripts.jsonl.gz', 'transcript-parts.jsonl.gz', 'q-history.jsonl']) rmSync(join(old, f));
+    const v = await startView([join(work, 'runs'), '--port', '0']);
+    if (!v.url) throw new Error(`memrl view did not start: ${v.stderr}`);
+    server = v.child;
+    url = v.url;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill('SIGTERM');
+  });
+
+  it('lists the runs, and says which ones an older memrl made', async () => {
+    await page.goto(url);
+    await page.waitForSelector('#runs tbody tr');
+    expect(await page.locator('#runs tbody tr').count()).toBe(3);
+    expect(await page.locator('#runs tbody tr', { hasText: 'old-run' }).textContent()).toContain('no transcripts, Q history (older memrl)');
+    await page.screenshot({ path: join(shots, 'runs.png') });
+  });
+
+  it('opens a run: one grid row per task, one cell per epoch, coloured by status', async () => {
+    await page.click('#runs a:text("memrl · bcb · s4")');
+    await page.waitForSelector('#grid a.cell');
+    const rows = rowsOf(memrlDir);
+    expect(await page.locator('#grid .gridrow').count()).toBe(6);
+    const first = rows.filter((r) => r.taskIndex === 0).sort((a, b) => a.epoch - b.epoch);
+    const classes = await page.locator('#grid .gridrow').first().locator('a.cell').evaluateAll((els) => els.map((e) => e.className));
+    expect(classes).toEqual(first.map((r) => `cell ${r.status}`));
+    await page.click('#flips');
+    const flipped = new Set(rows.map((r) => r.taskId).filter((t) => {
+      const s = rows.filter((r) => r.taskId === t).sort((a, b) => a.epoch - b.epoch).map((r) => r.success);
+      return s.some((x, i) => i > 0 && x !== s[i - 1]);
+    }));
+    expect(await page.locator('#grid .gridrow').count()).toBe(flipped.size);
+    await page.click('#flips');
+    await page.screenshot({ path: join(shots, 'grid.png') });
+  });
+
+  it('clicking a cell shows the episode: the transcript as recorded, its memories and the memory it wrote', async () => {
+    const row = rowsOf(memrlDir).find((r) => r.epoch === 2 && r.retrievedIds.length > 0)!;
+    await page.locator(`#grid .gridrow[data-task="${row.taskId}"] a.cell`).nth(1).click();
+    await page.waitForSelector('#transcript');
+    const t = readTranscripts(memrlDir).find((x) => x.id === row.extra!.transcriptId)!;
+    const shown = await page.locator('#transcript pre').allTextContents();
+    expect(shown[0]).toBe(t.calls[0]!.messages[0]!.content);
+    expect(shown.at(-1)).toBe(t.calls.at(-1)!.reply);
+    expect(await page.locator('#injected tbody tr').count()).toBe(row.retrievedIds.length);
+    expect(await page.locator('#injected tbody tr td:first-child').allTextContents()).toEqual(row.retrievedIds);
+    const memories = new Map(readFileSync(join(memrlDir, 'memories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string }).map((m) => [m.id, m.content]));
+    expect(await page.locator('#written').textContent()).toBe(memories.get(row.memoryId!));
+    await page.screenshot({ path: join(shots, 'episode.png') });
+    // The memory's page: Q after each epoch it existed, every episode that used it.
+    await page.locator('#injected tbody tr td:first-child a').first().click();
+    await page.waitForSelector('#uses');
+    const id = row.retrievedIds[0]!;
+    const uses = rowsOf(memrlDir).filter((r) => r.retrievedIds.includes(id));
+    expect(await page.locator('#uses tbody tr').count()).toBe(uses.length);
+    const history = readFileSync(join(memrlDir, 'q-history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ids: string[] });
+    expect(await page.locator('#q-over-time th').count()).toBe(history.filter((h) => h.ids.includes(id)).length);
+  });
+
+  it('compares two runs on their shared tasks: which flipped, and the memories each used', async () => {
+    await page.goto(url);
+    await page.waitForSelector('#runs tbody tr');
+    await page.locator('#runs tbody tr', { hasText: 'memrl · bcb · s4' }).first().locator('input').check();
+    await page.locator('#runs tbody tr', { hasText: 'none · bcb · s4' }).locator('input').check();
+    await page.click('#compare-link');
+    await page.waitForSelector('#compare-summary');
+    const last = (dir: string): Map<string, boolean> => new Map(rowsOf(dir).filter((r) => r.epoch === 3).map((r) => [r.taskId, r.success]));
+    const [a, b] = [last(memrlDir), last(noneDir)];
+    const onlyA = [...a].filter(([t, s]) => s && !b.get(t)).length;
+    const onlyB = [...a].filter(([t, s]) => !s && b.get(t)).length;
+    expect(await page.locator('#compare-summary').textContent()).toContain(`6 shared training tasks at each run's last epoch: ${onlyA} solved only by memrl · bcb · s4, ${onlyB} only by none · bcb · s4`);
+    expect(await page.locator('#compare tbody tr').count()).toBe(onlyA + onlyB);
+    await page.screenshot({ path: join(shots, 'compare.png') });
+  });
+
+  it('a run from an older memrl: the episode shows what exists and says the transcript is missing', async () => {
+    await page.goto(url);
+    await page.waitForSelector('#runs tbody tr');
+    await page.locator('#runs tbody tr', { hasText: 'old-run' }).locator('a').click();
+    await page.waitForSelector('#grid a.cell');
+    expect(await page.locator('.banner').first().textContent()).toMatch(/did not record transcripts or Q history/);
+    await page.locator('#grid a.cell').first().click();
+    await page.waitForSelector('#evaluation');
+    expect(await page.locator('.banner').first().textContent()).toMatch(/no transcripts: this run was made by a memrl that did not record them/);
+  });
+
+  it('made no request anywhere but the local server, and raised no error', () => {
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((r) => !r.startsWith(url))).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a port in use, or a folder with no runs, is one line and exit 2', async () => {
+    const port = new URL(url).port;
+    const busy = await startView([join(work, 'runs'), '--port', port]);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr.trim().split('\n')).toEqual([`memrl: --port ${port}: already in use on 127.0.0.1; give another --port (or 0 for any free one)`]);
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    const none = await startView([empty, '--port', '0']);
+    expect(none.code).toBe(2);
+    expect(none.stderr.trim()).toBe(`memrl: ${empty}: holds no memrl run folder (a folder with run.json and outcomes.jsonl)`);
+    console.log(`[view.test] screenshots: ${shots}`);
+  });
+});
