@@ -7,21 +7,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { MemoryRecord } from '../memory/types.js';
 import type { OutcomeRow } from '../metrics/outcome-row.js';
 import { Q_HISTORY_FILE, readQHistory, type QSnapshot } from '../metrics/q-history.js';
 import { readTranscripts, TRANSCRIPTS_FILE, type Transcript } from '../metrics/transcripts.js';
 import { findRunFolders, readRunFolder, type RunFolder } from '../results/run-folder.js';
 import { UserError } from '../util/errors.js';
 
-interface MemoryRecordLite {
-  id: string;
-  key: string;
-  content: string;
-  success: boolean;
-  q: number;
-  visits: number;
-  meta?: { taskId?: string; epoch?: number; phase?: string };
-}
+/** A line of memories.jsonl, as far as the view reads it. */
+type MemoryRecordLite = Pick<MemoryRecord, 'id' | 'key' | 'content' | 'success' | 'q' | 'visits' | 'meta'>;
 
 interface LoadedRun {
   folder: RunFolder;
