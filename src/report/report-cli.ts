@@ -7,10 +7,12 @@ import { UserError } from '../util/errors.js';
 import { writeExport } from './export-cli.js';
 import { renderReport } from './html/render-report.js';
 import { loadRuns } from './load-runs.js';
+import { loadPaperResults } from './paper-results.js';
 import { DEFAULT_BOOTSTRAP_SEED, DEFAULT_RESAMPLES } from './table-cli.js';
 
 export interface ReportFlags {
   out?: string;
+  paper?: boolean;
   seed?: string | number;
   resamples?: string | number;
 }
@@ -22,7 +24,7 @@ export function buildReport(paths: readonly string[], flags: ReportFlags, genera
   const resamples = Number(flags.resamples ?? DEFAULT_RESAMPLES);
   if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed ${flags.seed}: expected an integer ≥ 0`);
   if (!Number.isInteger(resamples) || resamples < 1) throw new UserError(`--resamples ${flags.resamples}: expected an integer ≥ 1`);
-  return renderReport(loadRuns(paths), { seed, resamples, generatedAt });
+  return renderReport(loadRuns(paths), { seed, resamples, generatedAt, ...(flags.paper ? { paper: loadPaperResults() } : {}) });
 }
 
 export function registerReportCommand(program: Command): void {
@@ -33,7 +35,8 @@ export function registerReportCommand(program: Command): void {
     .option('--out <file>', 'HTML file to write', DEFAULT_REPORT_FILE)
     .option('--seed <n>', 'seed of the bootstrap intervals', String(DEFAULT_BOOTSTRAP_SEED))
     .option('--resamples <n>', 'bootstrap resamples per cell', String(DEFAULT_RESAMPLES))
-    .addHelpText('after', `\nExamples:\n  memrl report results/ --out report.html\n  memrl report results/bcb/<run-a> results/bcb/<run-b>\n`)
+    .option('--paper', "add the paper's published numbers: reference rows in the comparison, dashed lines on the learning curves")
+    .addHelpText('after', `\nExamples:\n  memrl report results/ --out report.html\n  memrl report results/ --paper\n  memrl report results/bcb/<run-a> results/bcb/<run-b>\n`)
     .action((paths: string[], flags: ReportFlags) => {
       const html = buildReport(paths, flags);
       const out = flags.out ?? DEFAULT_REPORT_FILE;

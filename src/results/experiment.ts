@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 /** Config keys that cannot change what is measured (matched exactly, or by a `section.` prefix). */
 const NOT_DEFINING = [
   'experiment.random_seed',
+  // The method is its own dimension (run.json's method); naming it explicitly (a sweep does) or deriving it is the same run.
+  'memrl.method',
   'memrl.sim.seed',
   'experiment.output_dir',
   'experiment.experiment_name',

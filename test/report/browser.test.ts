@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { barChart, chartScripts, lineChart } from '../../src/report/html/charts.js';
 import { buildReport } from '../../src/report/report-cli.js';
 import { makeRun } from './fixtures.js';
 
@@ -90,7 +91,7 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     const ids = await page.$$eval('section', (s) => s.map((x) => x.id));
     expect(ids).toEqual(['runs', 'comparison', 'curves', 'forgetting', 'breakdown', 'memory', 'analysis', 'cost', 'manifest']);
     const figures = await page.$$eval('figure', (f) => f.map((x) => x.id));
-    for (const id of ['compare-bcb', 'curve-acc', 'curve-csr', 'curve-valid', 'forgetting-flip', 'forgetting-final', 'memory-count', 'retrieval-change', 'cost-tokens', 'qcritic-calibration', 'memory-churn']) expect(figures).toContain(id);
+    for (const id of ['compare-bcb', 'curve-acc-bcb', 'curve-csr-bcb', 'curve-valid-bcb', 'forgetting-flip', 'forgetting-final', 'memory-count', 'retrieval-change', 'cost-tokens', 'qcritic-calibration', 'memory-churn']) expect(figures).toContain(id);
     // Q of every memory per epoch (from q-history.jsonl), per run that learns Q (MemRL, 2 seeds).
     expect(figures.filter((f) => f.startsWith('q-hist-'))).toHaveLength(2);
     // Per memory run (RAG and MemRL, 2 seeds each): Q distribution and the top memories' Q trajectories.
@@ -100,41 +101,54 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     expect(await page.locator('#manifest details').count()).toBe(METHODS.length * SEEDS.length);
   });
 
-  it('draws every chart with a real size and every tick label inside it', async () => {
-    const charts = await page.$$eval('svg.chart', (svgs) =>
-      svgs.map((svg) => {
-        const r = svg.getBoundingClientRect();
-        const inside = [...svg.querySelectorAll('text')].every((t) => {
-          const b = t.getBoundingClientRect();
-          return b.width === 0 || (b.left >= r.left - 0.5 && b.right <= r.right + 0.5 && b.top >= r.top - 0.5 && b.bottom <= r.bottom + 0.5);
-        });
-        return { id: svg.closest('figure')!.id, w: r.width, h: r.height, marks: svg.querySelectorAll('circle, rect, polyline, line.median').length, inside };
+  it('draws every chart with Chart.js at a real size, from the figure’s own data', async () => {
+    const charts = await page.$$eval('figure[data-chart]', (figs) =>
+      figs.map((f) => {
+        const canvas = f.querySelector('canvas')!;
+        const chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { data: { datasets: { data: unknown[] }[] } } | undefined } }).Chart.getChart(canvas);
+        const r = canvas.getBoundingClientRect();
+        return { id: f.id, w: r.width, h: r.height, drawn: chart !== undefined, points: chart ? chart.data.datasets.reduce((n, d) => n + d.data.length, 0) : 0 };
       }),
     );
     expect(charts.length).toBeGreaterThanOrEqual(13);
     for (const c of charts) {
+      expect(c.drawn, `${c.id} has a chart`).toBe(true);
       expect(c.w, c.id).toBeGreaterThan(300);
       expect(c.h, c.id).toBeGreaterThan(100);
-      expect(c.marks, `${c.id} draws something`).toBeGreaterThan(0);
-      expect(c.inside, `${c.id}: a label sticks out of the chart`).toBe(true);
+      expect(c.points, `${c.id} draws something`).toBeGreaterThan(0);
     }
   });
 
-  it('no two tick labels of a chart overlap', async () => {
-    const clashes = await page.$$eval('svg.chart', (svgs) =>
-      svgs.flatMap((svg) => {
-        const boxes = [...svg.querySelectorAll('text.tick')].map((t) => ({ text: t.textContent, b: t.getBoundingClientRect() }));
-        const out: string[] = [];
-        boxes.forEach((p, i) =>
-          boxes.slice(i + 1).forEach((q) => {
-            const overlap = p.b.left < q.b.right - 0.5 && q.b.left < p.b.right - 0.5 && p.b.top < q.b.bottom - 0.5 && q.b.top < p.b.bottom - 0.5;
-            if (overlap) out.push(`${svg.closest('figure')!.id}: "${p.text}" / "${q.text}"`);
-          }),
-        );
-        return out;
-      }),
+  it('a legend item toggles its series, and a point shows a tooltip', async () => {
+    // Real DOM events at the canvas's own coordinates (as a mouse would send them), read back from Chart.js.
+    const r = await page.$eval('#curve-acc-bcb canvas', async (c) => {
+      const chart = (window as any).Chart.getChart(c);
+      const at = (type: string, x: number, y: number): void => {
+        const box = c.getBoundingClientRect();
+        c.dispatchEvent(new MouseEvent(type, { clientX: box.left + x, clientY: box.top + y, bubbles: true }));
+      };
+      const settle = (): Promise<void> => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(() => res())));
+      const point = chart.getDatasetMeta(0).data[1];
+      at('mousemove', point.x, point.y);
+      await settle();
+      const tooltip = chart.tooltip.getActiveElements().length;
+      const hit = chart.legend.legendHitBoxes[0];
+      at('click', hit.left + hit.width / 2, hit.top + hit.height / 2);
+      await settle();
+      const hidden = !chart.isDatasetVisible(0);
+      at('click', hit.left + hit.width / 2, hit.top + hit.height / 2);
+      await settle();
+      return { tooltip, hidden, shownAgain: chart.isDatasetVisible(0) };
+    });
+    expect(r).toEqual({ tooltip: expect.any(Number), hidden: true, shownAgain: true });
+    expect(r.tooltip).toBeGreaterThan(0);
+  });
+
+  it('overlapping series stay apart: every series of a chart has its own dash pattern and point shape', async () => {
+    const styles = await page.$eval('#curve-csr-bcb canvas', (c) =>
+      (window as any).Chart.getChart(c).data.datasets.slice(0, 6).map((d: { borderDash: number[]; pointStyle: string }) => `${JSON.stringify(d.borderDash)} ${d.pointStyle}`),
     );
-    expect(clashes).toEqual([]);
+    expect(new Set(styles).size).toBe(styles.length);
   });
 
   it('plots one point per epoch for each run, at the run’s own values', async () => {
@@ -144,13 +158,18 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
         const m = metricsOf(id);
         const label = `${{ none: 'No memory', rag: 'RAG', memrl: 'MemRL' }[method]} · BigCodeBench · s${seed} †`;
         for (const [fig, want] of [
-          ['curve-acc', m.train.epochs.map((e) => e.acc)],
-          ['curve-csr', m.train.epochs.map((e) => e.csr)],
-          ['curve-valid', m.valid!.epochs.map((e) => e.acc)],
+          ['curve-acc-bcb', m.train.epochs.map((e) => e.acc)],
+          ['curve-csr-bcb', m.train.epochs.map((e) => e.csr)],
+          ['curve-valid-bcb', m.valid!.epochs.map((e) => e.acc)],
         ] as const) {
-          const g = page.locator(`#${fig} g.series[data-label="${label}"]`);
-          expect(await g.locator('circle').count(), `${fig} ${id}`).toBe(want.length);
-          expect(JSON.parse((await g.getAttribute('data-values'))!), `${fig} ${id}`).toEqual(want);
+          const drawn = await page.$eval(`#${fig} canvas`, (c, l) => {
+            const chart = (window as any).Chart.getChart(c);
+            const i = chart.data.datasets.findIndex((d: { label: string }) => d.label === l);
+            return i < 0 ? null : { values: chart.data.datasets[i].data.map((p: { y: number }) => p.y), elements: chart.getDatasetMeta(i).data.length };
+          }, label);
+          expect(drawn, `${fig} ${id}`).not.toBeNull();
+          expect(drawn!.values, `${fig} ${id}`).toEqual(want);
+          expect(drawn!.elements, `${fig} ${id}`).toBe(want.length);
         }
         expect(m.train.epochs).toHaveLength(EPOCHS);
       }
@@ -181,14 +200,14 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
         let total = 0;
         const want = Array.from({ length: EPOCHS }, (_v, i) => (total += rows.filter((r) => r.phase === 'train' && r.epoch === i + 1 && r.memoryId).length));
         const label = `${method === 'rag' ? 'RAG' : 'MemRL'} · BigCodeBench · s${seed} †`;
-        const g = page.locator(`#memory-count g.series[data-label="${label}"]`);
-        expect(await g.locator('circle').count()).toBe(EPOCHS);
-        expect(JSON.parse((await g.getAttribute('data-values'))!)).toEqual(want);
+        const drawn = await page.$eval('#memory-count canvas', (c, l) => (window as any).Chart.getChart(c).data.datasets.find((d: { label: string }) => d.label === l)?.data.map((p: { y: number }) => p.y), label);
+        expect(drawn).toEqual(want);
         const cells = await page.locator('#memory-count-table tr', { hasText: label }).locator('td[data-epoch]').allTextContents();
         expect(cells.map(Number)).toEqual(want);
       }
     }
-    expect(await page.locator('#memory-count g.series[data-label^="No memory"]').count()).toBe(0);
+    const labels = await page.$eval('#memory-count canvas', (c) => (window as any).Chart.getChart(c).data.datasets.map((d: { label: string }) => d.label));
+    expect(labels.filter((l: string) => l.startsWith('No memory'))).toEqual([]);
   });
 
   it('lists the token use per role from summary.json', async () => {
@@ -220,6 +239,26 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     const history = readFileSync(join(runsDir, 'bcb', 'memrl-s1', 'q-history.jsonl'), 'utf8').split('\n').filter(Boolean);
     expect(history).toHaveLength(EPOCHS);
     expect(await page.locator('#high-q-failures tr', { hasText: 'MemRL · BigCodeBench · s1 †' }).count()).toBe(1);
+  });
+
+  it('draws zero as zero, leaves a missing value empty, and puts a one-epoch run in the middle of its axis', async () => {
+    const probe = await browser!.newPage({ viewport: { width: 1000, height: 800 } });
+    await probe.setContent(
+      `<!doctype html><body>${barChart({ id: 'z', title: 'zero', yLabel: 'v', groups: ['a', 'b', 'c'], series: [{ label: 's', values: [0, null, 1] }] })}` +
+        `${lineChart({ id: 'one', title: 'one epoch', xLabel: 'epoch', yLabel: 'acc', yDomain: [0, 1], series: [{ label: 'r', points: [{ x: 1, y: 0.5 }] }] })}${chartScripts()}</body>`,
+    );
+    const bars = await probe.$eval('#z canvas', (c) => (window as any).Chart.getChart(c).getDatasetMeta(0).data.map((e: { height: number; skip?: boolean }) => ({ h: Math.abs(e.height), skip: e.skip === true || !Number.isFinite(e.height) })));
+    expect(bars[0].h).toBeGreaterThanOrEqual(2); // 0: a sliver at the axis, not nothing
+    expect(bars[0].skip).toBe(false);
+    expect(bars[1].skip).toBe(true); // null: no bar
+    const one = await probe.$eval('#one canvas', (c) => {
+      const chart = (window as any).Chart.getChart(c);
+      const p = chart.getDatasetMeta(0).data[0];
+      return { x: p.x, left: chart.chartArea.left, right: chart.chartArea.right, min: chart.scales.x.min, max: chart.scales.x.max };
+    });
+    expect([one.min, one.max]).toEqual([0, 2]);
+    expect(Math.abs(one.x - (one.left + one.right) / 2)).toBeLessThan(2);
+    await probe.close();
   });
 
   it('keeps the report and the screenshot for a look', () => {

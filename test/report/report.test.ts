@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { readRunFolder } from '../../src/results/run-folder.js';
 import { buildReport, registerReportCommand } from '../../src/report/report-cli.js';
+import { loadPaperResults } from '../../src/report/paper-results.js';
 import { buildGoldenSet } from './fixtures.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memrl-report-'));
@@ -23,21 +24,39 @@ beforeAll(async () => {
 
 const unescape = (s: string): string => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-/** The data-values of one series of one figure. */
-function seriesValues(doc: string, figureId: string, label: string): unknown {
-  const start = doc.indexOf(`<figure class="figure" id="${figureId}">`);
-  expect(start, figureId).toBeGreaterThanOrEqual(0);
-  const fig = doc.slice(start, doc.indexOf('</figure>', start));
-  const m = [...fig.matchAll(/<g class="series" data-label="([^"]*)"(?: data-x="[^"]*")? data-values="([^"]*)"/g)].find((x) => unescape(x[1]!) === label);
-  expect(m, `${figureId}: series ${label}`).toBeDefined();
-  return JSON.parse(unescape(m![2]!));
+interface FigureSpec {
+  kind: 'line' | 'bar' | 'box';
+  series?: { label: string; points?: { x: number; y: number | null }[]; values?: (number | null)[] }[];
+  references?: { label: string; y: number }[];
 }
 
+/** The spec a figure's chart is drawn from (the JSON beside its canvas). */
+function figureSpec(doc: string, figureId: string): FigureSpec {
+  const start = doc.indexOf(`<figure class="figure" id="${figureId}"`);
+  expect(start, figureId).toBeGreaterThanOrEqual(0);
+  const fig = doc.slice(start, doc.indexOf('</figure>', start));
+  const json = /<script type="application\/json" class="chart-spec">(.*?)<\/script>/s.exec(fig)![1]!;
+  return JSON.parse(json) as FigureSpec;
+}
+
+/** The values one series of one figure is drawn from. */
+function seriesValues(doc: string, figureId: string, label: string): unknown {
+  const s = figureSpec(doc, figureId).series?.find((x) => x.label === label);
+  expect(s, `${figureId}: series ${label}`).toBeDefined();
+  return s!.points ? s!.points.map((p) => p.y) : s!.values;
+}
+
+/** The page without its scripts (Chart.js's own source says "undefined" and "Infinity"). */
+const withoutScripts = (doc: string): string => doc.replace(/<script\b[^>]*>.*?<\/script>/gs, '');
+
 describe('memrl report (HTML)', () => {
-  it('is one self-contained file: no script, no external resource', () => {
+  it('is one self-contained file: its scripts inline, no external resource', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|href="(https?:)?\/\/|url\(|@import/i);
-    expect(html).not.toMatch(/NaN|undefined|Infinity/);
+    for (const tag of html.matchAll(/<script\b[^>]*>/g)) expect(tag[0]).not.toMatch(/\ssrc=/);
+    expect(withoutScripts(html)).not.toMatch(/<link|<img|<iframe|\ssrc=|href="(https?:)?\/\/|url\(|@import/i);
+    expect(withoutScripts(html)).not.toMatch(/NaN|undefined|Infinity/);
+    // Chart.js itself is in the file.
+    expect(html).toMatch(/<script>[^<]*Chart\.js v4\./);
     for (const id of ['runs', 'comparison', 'curves', 'forgetting', 'breakdown', 'memory', 'cost', 'manifest']) expect(html).toContain(`<section id="${id}">`);
   });
 
@@ -48,8 +67,8 @@ describe('memrl report (HTML)', () => {
   it("draws the learning curves from each run's own metrics", () => {
     const run = readRunFolder(join(golden, 'bcb', 'memrl-s2'));
     const label = 'MemRL · BigCodeBench · s2 †';
-    expect(seriesValues(html, 'curve-acc', label)).toEqual(run.metrics.train.epochs.map((e) => e.acc));
-    expect(seriesValues(html, 'curve-csr', label)).toEqual(run.metrics.train.epochs.map((e) => e.csr));
+    expect(seriesValues(html, 'curve-acc-bcb', label)).toEqual(run.metrics.train.epochs.map((e) => e.acc));
+    expect(seriesValues(html, 'curve-csr-bcb', label)).toEqual(run.metrics.train.epochs.map((e) => e.csr));
     expect(seriesValues(html, 'forgetting-final', 'forgetting_flip')).toContain(run.metrics.train.forgettingFlip);
   });
 
@@ -73,9 +92,16 @@ describe('memrl report (HTML)', () => {
     expect(html).toContain(`<tr><td>MemRL · BigCodeBench · s1 †</td><td>agent</td><td>${agent.calls}</td><td>${agent.promptTokens}</td><td>${agent.completionTokens}</td><td>${agent.totalTokens}</td></tr>`);
   });
 
-  it('keeps every drawn point inside its chart', () => {
-    for (const m of html.matchAll(/\s(x|cx|x1|x2)="(-?[\d.]+)"/g)) expect(Number(m[2])).toBeGreaterThanOrEqual(0), expect(Number(m[2])).toBeLessThanOrEqual(640);
-    for (const m of html.matchAll(/\s(y|cy|y1|y2)="(-?[\d.]+)"/g)) expect(Number(m[2])).toBeGreaterThanOrEqual(0), expect(Number(m[2])).toBeLessThanOrEqual(260);
+  it("with --paper: the paper's rows in the comparison and its last-epoch accuracy as reference lines", () => {
+    const paper = loadPaperResults();
+    const doc = buildReport([golden], { paper: true }, '2026-01-01T00:00:00.000Z');
+    const bcbLast = paper.results.filter((p) => p.benchmark === 'bcb' && p.metric === 'last');
+    expect(bcbLast.length).toBeGreaterThan(0);
+    const refs = figureSpec(doc, 'curve-acc-bcb').references ?? [];
+    expect(refs.map((r) => r.y).sort()).toEqual(bcbLast.map((p) => p.value).sort());
+    expect(figureSpec(html, 'curve-acc-bcb').references ?? []).toEqual([]);
+    // One learning-curve panel per benchmark: HLE's has its own figures.
+    expect(seriesValues(html, 'curve-acc-hle', 'MemRL · HLE · s1 †')).toHaveLength(readRunFolder(join(golden, 'hle', 'memrl-s1')).metrics.train.epochs.length);
   });
 
   it('escapes whatever a run folder says about itself', () => {

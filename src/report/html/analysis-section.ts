@@ -11,7 +11,7 @@ import { ANALYSIS_FILE, ANALYSIS_VERSION, analyzeRunWithoutEmbedding, crossRun, 
 import { runInputOf } from '../../analysis/run-input.js';
 import type { RunFolder } from '../../results/run-folder.js';
 import { benchmarkName, methodName } from '../names.js';
-import { boxChart, esc, lineChart } from './svg.js';
+import { boxChart, esc, lineChart } from './charts.js';
 
 export interface ReportAnalysis {
   /** By run folder path. */

@@ -1,6 +1,7 @@
 /**
- * `memrl report`: one self-contained HTML file (inline CSS and SVG, no script, no
- * network) with learning curves, forgetting, the method comparison, per-category
+ * `memrl report`: one self-contained HTML file (inline CSS, and Chart.js inlined: no
+ * network) with learning curves per benchmark, forgetting, the method comparison (with
+ * the paper's numbers on request), per-category
  * accuracy, memory analytics, the learning-dynamics analyses (docs/analysis.md), token use
  * per role and each run's manifest.
  */
@@ -11,12 +12,16 @@ import { MARK_NOTES, buildResultTable, cellKey, runMarks, type Mark, type Result
 import { MARK_SYMBOLS, cellText } from '../table-layout.js';
 import { TABLE_METRICS } from '../table-metrics.js';
 import { analysisSection, reportAnalysis } from './analysis-section.js';
+import { CHART_CSS, chartScripts } from './charts.js';
+import type { PaperResults } from '../paper-results.js';
 import { analyzeRun, type RoleUsage, type RunAnalytics } from './run-analytics.js';
-import { barChart, boxChart, esc, lineChart, type LineSeries } from './svg.js';
+import { barChart, boxChart, esc, lineChart, type LineSeries } from './charts.js';
 
 export interface ReportOptions {
   seed: number;
   resamples: number;
+  /** The paper's numbers: reference rows in the comparison, reference lines on the curves. */
+  paper?: PaperResults;
   /** Injected for reproducible output in tests. */
   generatedAt?: string;
 }
@@ -27,7 +32,7 @@ interface ReportRun {
   a: RunAnalytics;
 }
 
-const CSS = `
+const CSS = `${CHART_CSS}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1080px;padding:16px 24px;color:#222}
 h1{margin:.2em 0}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}h3{margin:1.4em 0 .4em}
 .banner{padding:8px 12px;border-radius:4px;margin:6px 0;font-weight:600}.banner.simulated,.banner.standin{background:#fdecea;color:#8a1c12;border:1px solid #f5c2bd}
@@ -36,11 +41,6 @@ nav a{margin-right:12px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
 th{background:#f6f6f6}td.key{text-align:left;max-width:520px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:2px}
-svg.chart{max-width:100%;height:auto;background:#fff}
-svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .tick,svg .axis-label{font-size:11px;fill:#555}
-svg .whisker{stroke:#333;stroke-width:1.5}svg .median{stroke:#111;stroke-width:2}
-.legend{list-style:none;padding:0;margin:2px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}
-.swatch{display:inline-block;width:10px;height:10px;margin-right:5px;border-radius:2px}
 .note{color:#555;font-size:12px}pre{background:#f7f7f7;padding:8px;overflow:auto;max-height:420px;font-size:12px}
 `;
 
@@ -50,12 +50,12 @@ export function renderReport(runs: readonly RunFolder[], opts: ReportOptions): s
   );
   const labels = runLabels(sorted);
   const items: ReportRun[] = sorted.map((run, i) => ({ run, label: labels[i]!, a: analyzeRun(run) }));
-  const table = buildResultTable(sorted, { metrics: TABLE_METRICS.filter((m) => ['last', 'csr', 'forgetting'].includes(m.key)), phase: 'train', seed: opts.seed, resamples: opts.resamples });
+  const table = buildResultTable(sorted, { metrics: TABLE_METRICS.filter((m) => ['last', 'csr', 'forgetting'].includes(m.key)), phase: 'train', seed: opts.seed, resamples: opts.resamples, ...(opts.paper ? { paper: opts.paper } : {}) });
 
   const sections: [string, string, string][] = [
     ['runs', 'Runs', runsSection(items)],
     ['comparison', 'Method comparison', comparisonSection(table)],
-    ['curves', 'Learning curves', curvesSection(items)],
+    ['curves', 'Learning curves', curvesSection(items, opts.paper)],
     ['forgetting', 'Forgetting', forgettingSection(items)],
     ['breakdown', 'By category', breakdownSection(items)],
     ['memory', 'Memory', memorySection(items)],
@@ -71,6 +71,7 @@ export function renderReport(runs: readonly RunFolder[], opts: ReportOptions): s
     banners(table.marks) +
     `<nav>${sections.map(([id, title]) => `<a href="#${id}">${esc(title)}</a>`).join('')}</nav></header>` +
     sections.map(([id, title, html]) => `<section id="${id}"><h2>${esc(title)}</h2>${html}</section>`).join('') +
+    chartScripts() +
     `</body></html>\n`
   );
 }
@@ -152,17 +153,30 @@ function curve(items: readonly ReportRun[], pick: (r: RunFolder) => { x: number;
   });
 }
 
-function curvesSection(items: readonly ReportRun[]): string {
-  const acc = curve(items, (r) => r.metrics.train.epochs.map((e) => ({ x: e.epoch, y: e.acc })));
-  const csr = curve(items, (r) => r.metrics.train.epochs.map((e) => ({ x: e.epoch, y: e.csr })));
-  const valid = curve(items, (r) => r.metrics.valid?.epochs.map((e) => ({ x: e.epoch, y: e.acc })) ?? null);
-  return (
-    lineChart({ id: 'curve-acc', title: 'Training accuracy per epoch', xLabel: 'epoch', yLabel: 'accuracy', series: acc, yDomain: [0, 1] }) +
-    lineChart({ id: 'curve-csr', title: 'Cumulative success rate (CSR) per epoch', xLabel: 'epoch', yLabel: 'CSR', series: csr, yDomain: [0, 1] }) +
-    (valid.length
-      ? lineChart({ id: 'curve-valid', title: 'Validation accuracy per epoch (epoch 0 = before training)', xLabel: 'epoch', yLabel: 'accuracy', series: valid, yDomain: [0, 1] })
-      : '<p class="note">No validation rows in these runs (run with --run-validation).</p>')
-  );
+/** One panel per benchmark: accuracy, CSR and validation accuracy of its runs, and the paper's last-epoch numbers when asked. */
+function curvesSection(items: readonly ReportRun[], paper?: PaperResults): string {
+  const columns = [...new Set(items.map((i) => i.run.column))];
+  return columns
+    .map((column) => {
+      const mine = items.filter((i) => i.run.column === column);
+      const id = (base: string): string => `${base}-${column}`;
+      const acc = curve(mine, (r) => r.metrics.train.epochs.map((e) => ({ x: e.epoch, y: e.acc })));
+      const csr = curve(mine, (r) => r.metrics.train.epochs.map((e) => ({ x: e.epoch, y: e.csr })));
+      const valid = curve(mine, (r) => r.metrics.valid?.epochs.map((e) => ({ x: e.epoch, y: e.acc })) ?? null);
+      const references = (paper?.results ?? [])
+        .filter((p) => p.benchmark === column && p.metric === 'last')
+        .map((p) => ({ label: `paper: ${methodName(p.method)} ${p.value.toFixed(3)}`, y: p.value }));
+      const name = benchmarkName(column);
+      return (
+        `<h3>${esc(name)}</h3>` +
+        lineChart({ id: id('curve-acc'), title: `${name}: training accuracy per epoch${references.length ? ' (dashed grey: the paper’s last-epoch accuracy)' : ''}`, xLabel: 'epoch', yLabel: 'accuracy', series: acc, yDomain: [0, 1], references }) +
+        lineChart({ id: id('curve-csr'), title: `${name}: cumulative success rate (CSR) per epoch`, xLabel: 'epoch', yLabel: 'CSR', series: csr, yDomain: [0, 1] }) +
+        (valid.length
+          ? lineChart({ id: id('curve-valid'), title: `${name}: validation accuracy per epoch (epoch 0 = before training)`, xLabel: 'epoch', yLabel: 'accuracy', series: valid, yDomain: [0, 1] })
+          : '<p class="note">No validation rows in these runs (run with --run-validation).</p>')
+      );
+    })
+    .join('');
 }
 
 function forgettingSection(items: readonly ReportRun[]): string {

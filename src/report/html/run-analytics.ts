@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { quantileSorted } from '../bootstrap.js';
 import type { RunFolder } from '../../results/run-folder.js';
-import type { BoxStats } from './svg.js';
+import type { BoxStats } from './charts.js';
 
 export interface MemoryUse {
   id: string;
