@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The HTML report in a real headless browser (Debian's Chromium through playwright-core):
  * it opens from a file with no network and no console error, every chart is drawn
