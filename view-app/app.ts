@@ -208,7 +208,7 @@ function Episode(p: { n: number; phase: string; epoch: number; task: number }): 
         )
       : null,
     h('h3', null, 'Evaluation'),
-    h('pre', { id: 'evaluation' }, JSON.stringify({ status: r.status, error: r.error ?? null, ...data.evaluation }, null, 2)),
+    h('pre', { id: 'evaluation' }, JSON.stringify({ status: r.status, error: r.error ?? null, ...data.evaluation, ...(data.transcript?.evaluatorOutput ? { evaluatorOutput: data.transcript.evaluatorOutput } : {}) }, null, 2)),
     h('h3', null, 'Memory written'),
     data.written ? h('div', null, [h('p', null, h('a', { href: `#/run/${p.n}/memory/${encodeURIComponent(data.written.id)}` }, data.written.id)), h('pre', { id: 'written' }, data.written.content ?? '(not in memories.jsonl)')]) : h('p', { class: 'note' }, 'None (validation, or a method that keeps no memory).'),
   ]);

@@ -24,7 +24,7 @@ export interface Outcome {
   /** Text stored as the trajectory of this episode (for memory building). */
   trajectory: string;
   usage: TokenUsage;
-  /** Benchmark-specific details kept in the outcome row (a `transcript` goes to traces.jsonl). */
+  /** Benchmark-specific details kept in the outcome row (a `transcript` goes to traces.jsonl, an `evaluatorOutput` to the episode's record in transcripts.jsonl.gz). */
   extra?: Record<string, unknown>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * transcripts: every model call an episode made, with the exact messages sent (system
  * prompt, the injected memories as rendered, the task, each observation fed back) and
- * every reply, one record per outcome row. Stored compactly: message texts repeat
+ * every reply, plus what the evaluator reported (an outcome's `extra.evaluatorOutput`),
+ * one record per outcome row. Stored compactly: message texts repeat
  * across episodes (the system prompt, the memories), so each distinct text is kept
  * once in transcript-parts.jsonl.gz under its hash and the records in
  * transcripts.jsonl.gz refer to it. Both files are gzip streams appended member by
@@ -38,6 +39,8 @@ export interface Transcript {
   epoch: number;
   phase: string;
   calls: RecordedCall[];
+  /** What the evaluator reported beyond the outcome row (BCB: the failing tests and their messages), when the benchmark gives it. */
+  evaluatorOutput?: unknown;
 }
 
 /** On disk: message contents and replies replaced by part hashes. */

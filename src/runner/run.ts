@@ -365,10 +365,10 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
         traces.push({ taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, transcript });
         row = { ...row, extra };
       }
-      if (row.extra && 'calls' in row.extra) {
-        const { calls, ...extra } = row.extra;
+      if (row.extra && ('calls' in row.extra || 'evaluatorOutput' in row.extra)) {
+        const { calls, evaluatorOutput, ...extra } = row.extra;
         const id = transcriptId(r.phase, r.epoch, r.taskIndex);
-        transcripts.push({ id, taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, calls: calls as RecordedCall[] });
+        transcripts.push({ id, taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, calls: (calls as RecordedCall[] | undefined) ?? [], ...(evaluatorOutput !== undefined ? { evaluatorOutput } : {}) });
         row = { ...row, extra: { ...extra, transcriptId: id } };
       }
       committed.push(parseOutcomeRow(row, 'outcome row'));

@@ -125,6 +125,10 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     expect(await page.locator('#injected tbody tr td:first-child').allTextContents()).toEqual(row.retrievedIds);
     const memories = new Map(readFileSync(join(memrlDir, 'memories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string }).map((m) => [m.id, m.content]));
     expect(await page.locator('#written').textContent()).toBe(memories.get(row.memoryId!));
+    // What the tests said, as the evaluator reported it.
+    const evaluation = JSON.parse((await page.locator('#evaluation').textContent())!) as { evaluatorOutput: unknown };
+    expect(evaluation.evaluatorOutput).toEqual(t.evaluatorOutput);
+    expect(t.evaluatorOutput).toMatchObject({ testsRun: expect.any(Number) });
     await page.screenshot({ path: join(shots, 'episode.png') });
     // The memory's page: Q after each epoch it existed, every episode that used it.
     await page.locator('#injected tbody tr td:first-child a').first().click();

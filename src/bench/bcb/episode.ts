@@ -67,7 +67,9 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
   const code = extractCodeFor(reply.text, fidelity);
   const sanitize = fidelity.memrl(SANITIZE_SWITCH);
   const verdict = await evaluator.evaluate(task, code, { ...opts.eval, sanitize, signal: ctx.signal });
-  const extra = { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode, ...(sanitize ? { sanitized: true } : {}) };
+  // What the tests said, beyond the first line: kept in the episode's transcript, not in the row.
+  const evaluatorOutput = { testsRun: verdict.testsRun, failures: verdict.failures, errors: verdict.errors, firstError: verdict.firstError, issues: verdict.issues ?? [] };
+  const extra = { evalMs: verdict.durationMs, testsRun: verdict.testsRun, evalMode: opts.eval.mode, ...(sanitize ? { sanitized: true } : {}), evaluatorOutput };
   // The sandbox or container failed (not the code under test): an error row.
   if (verdict.status === 'error') throw new EpisodeFault('harness', 'evaluator_failed', verdict.firstError ?? 'the evaluator failed', { steps: 1, trajectory: reply.text, usage: reply.usage, extra });
   return {
