@@ -130,6 +130,7 @@ function RunGrid(p: { n: number }): El {
     h('h2', null, data.run.label),
     data.run.missing.length ? h('p', { class: 'banner' }, `This run was made by a memrl that did not record ${data.run.missing.join(' or ')}: the grid and outcomes are shown, those are not.`) : null,
     h('p', { class: 'note' }, `${data.run.path} · ${data.run.status} · ${data.tasks.length} tasks × ${data.columns.length} columns (phase/epoch) · last ${fmt(data.run.last)}`),
+    h('details', { id: 'manifest' }, [h('summary', null, 'manifest (run.json)'), h('pre', null, JSON.stringify(data.manifest, null, 2))]),
     h('div', { class: 'filters' }, [
       select(status, setStatus, ['all', 'pass', 'fail', 'error', 'timeout', 'runtime_error', 'syntax_error', 'skipped'], 'status'),
       h('label', null, [h('input', { type: 'checkbox', checked: flips, onChange: () => setFlips(!flips), id: 'flips' }), ' flips only']),

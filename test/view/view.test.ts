@@ -110,6 +110,9 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     }));
     expect(await page.locator('#grid .gridrow').count()).toBe(flipped.size);
     await page.click('#flips');
+    // The run's manifest, as run.json records it.
+    const manifest = JSON.parse((await page.locator('#manifest pre').textContent())!) as { method: string; seed: number };
+    expect(manifest).toMatchObject({ method: 'memrl', seed: 4 });
     await page.screenshot({ path: join(shots, 'grid.png') });
   });
 
