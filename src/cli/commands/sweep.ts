@@ -21,7 +21,7 @@ export function registerSweepCommand(program: Command, registry: Registry): void
   const sweep = program
     .command('sweep')
     .description('run a grid of runs (benchmarks × methods × seeds × any config key) from a sweep file; re-running finishes what is unfinished')
-    .addHelpText('after', '\nExamples:\n  memrl sweep configs/sweeps/quickstart.yaml            # offline, a few minutes\n  memrl sweep status sweeps/quickstart\n  memrl table sweeps/quickstart --paper\n  memrl sweep configs/sweeps/paper.yaml --queue redis://127.0.0.1:6379   # cells to `memrl worker`s\n\nDetails: docs/scale.md\n');
+    .addHelpText('after', '\nExamples:\n  memrl sweep configs/sweeps/quickstart.yaml            # offline, about a minute\n  memrl sweep status sweeps/quickstart\n  memrl table sweeps/quickstart --paper\n  memrl sweep configs/sweeps/paper.yaml --queue redis://127.0.0.1:6379   # cells to `memrl worker`s\n\nDetails: docs/scale.md\n');
   sweep
     .command('run <file>', { isDefault: true })
     .description('run every unfinished cell of the sweep file (the default: memrl sweep <file>)')
