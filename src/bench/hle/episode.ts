@@ -1,7 +1,7 @@
 import { pyStrip } from '../../util/python/text.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
-import { ZERO_USAGE, type ChatMessage, type ContentPart, type TokenUsage } from '../../llm/types.js';
+import type { ChatMessage, ContentPart } from '../../llm/types.js';
 import { EpisodeFault, REFERENCE_FIDELITY, type EpisodeContext, type Fidelity, type InjectedMemory, type Outcome } from '../../core/index.js';
 import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';

@@ -25,7 +25,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { existsSync, mkdtempSync, mkdirSync, chmodSync, chownSync, rmSync, statSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, chmodSync, chownSync, rmSync, statSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HarnessError } from '../../util/errors.js';
