@@ -28,6 +28,8 @@ import { RunFolder } from '../runner/run-folder.js';
 import { runBenchmark, type RunResult } from '../runner/run.js';
 import { UserError } from '../util/errors.js';
 import type { Slots } from '../util/slots.js';
+import type { EpisodeDispatcher } from '../runner/remote-episodes.js';
+import type { RateGateFactory } from '../llm/rate-gate.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
@@ -51,6 +53,10 @@ export interface RunOptions {
   reporters?: (defaults: ReporterMap) => ReporterMap;
   /** Episode slots shared with other runs in this process (a sweep's one budget). */
   episodeSlots?: Slots;
+  /** Where endpoint rate limits are kept (default: this process; `--queue`: Redis, shared with the workers). */
+  rateGates?: RateGateFactory;
+  /** Play the episodes elsewhere (`--queue`): opened once the run folder is known, closed when the run ends. */
+  episodeQueue?: (run: { runDir: string; benchmark: string; config: ResolvedConfig['config'] }) => Promise<EpisodeDispatcher>;
 }
 
 export interface RunIo {
@@ -183,6 +189,19 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
 
+  const queued = options.episodeQueue ? await options.episodeQueue({ runDir, benchmark: bench.name, config: cfg.config }) : undefined;
+  if (queued) io.err(`episodes: played by workers on ${queued.label}; memory and results stay here\n`);
+  // Replies a worker got live go into this run's own recording, as if this process had made the calls.
+  const episodes: EpisodeDispatcher | undefined = queued && {
+    label: queued.label,
+    play: async (req, signal) => {
+      const res = await queued.play(req, signal);
+      for (const e of res.replies) cacheLayers.record[0]?.put(e);
+      return res;
+    },
+    close: () => queued.close(),
+  };
+
   const run = async (): Promise<RunEnd> => {
     try {
       ended.result = await runBenchmark({
@@ -198,8 +217,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         runValidation: cfg.run.runValidation,
         validateBeforeTraining: cfg.run.valBeforeTrain,
         validInterval: cfg.run.validInterval,
-        createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers),
-        ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers) } : {}),
+        createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates),
+        ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates) } : {}),
         embedder,
         ledger,
         ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
@@ -209,6 +228,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         maxErrorRate: cfg.run.maxErrorRate,
         rewardNoise: cfg.run.rewardNoise,
         ...(options.episodeSlots ? { episodeSlots: options.episodeSlots } : {}),
+        ...(episodes ? { episodes } : {}),
         manifest: {
           memrlVersion: memrlVersion(),
           gitCommit: gitCommit(),
@@ -243,6 +263,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       if (!ended.budget) throw err;
       return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };
     } finally {
+      await episodes?.close();
       await benchmark.close?.();
     }
   };

@@ -47,7 +47,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'worker',
-    description: 'take cells of sweeps from a BullMQ queue on Redis and run them, until stopped (SIGTERM: finish the cells in hand, then exit)',
+    description: 'take jobs from a BullMQ queue on Redis (cells of sweeps, episodes of `memrl run --queue`) and run them, until stopped (SIGTERM: finish the jobs in hand, then exit)',
     registry: true,
     register: async (p, r) => (await import('./commands/worker.js')).registerWorkerCommand(p, r),
   },

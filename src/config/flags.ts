@@ -177,6 +177,17 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       path: null,
     },
     {
+      flags: '--rate-limit <rps>',
+      description: 'at most this many model requests per second per endpoint, shared by a --queue run and all its workers (default: memrl.llm.rate_limit, else no limit)',
+      parse: decimal((n) => n > 0, 'a positive number of requests per second'),
+      path: ['memrl', 'llm', 'rate_limit'],
+    },
+    {
+      flags: '--queue <url>',
+      description: 'play the episodes on `memrl worker`s that take them from this Redis (redis://host:port); memory, journal and outputs stay in this process, results are the same as a local run (default: in this process)',
+      path: null,
+    },
+    {
       flags: '--budget-usd <x>',
       description:
         'stop (resumably) once billed model calls cost this many US dollars, counted over every attempt of the run; resume with a larger value (default: memrl.budget.usd, else no limit)',

@@ -332,6 +332,10 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .object({
         timeout_ms: int((n) => n.positive()).default(600_000).describe('Per-request timeout of the chat client in milliseconds.'),
         max_retries: int((n) => n.min(0)).default(5).describe('Retries (with backoff) on rate limits, 5xx and network errors.'),
+        rate_limit: num(z.number().positive())
+          .nullable()
+          .default(null)
+          .describe('At most this many chat requests per second to each endpoint (base URL and model; cache hits excluded), spaced evenly; with --queue one limit shared by the run and all its workers (kept in Redis); null = no limit. CLI: --rate-limit.'),
       })
       .strict()
       .default({}),

@@ -21,6 +21,8 @@ export interface LlmSettings {
   maxTokens: number | null;
   timeoutMs: number;
   maxRetries: number;
+  /** Requests per second to the endpoint (memrl.llm.rate_limit); null = unlimited. */
+  rateLimit: number | null;
   /** Seed of the offline simulator (provider sim). */
   simSeed: number;
 }

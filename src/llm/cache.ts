@@ -118,6 +118,11 @@ export class ResponseStore {
   }
 }
 
+/** Where replies are written: a ResponseStore, or a worker's list of what its episode got. */
+export interface ReplySink {
+  put(e: CacheEntry): void;
+}
+
 /**
  * Where replies come from and go. `sources` are read in order; every reply used
  * (fresh or found in a source) is written to every store in `record`, so a run
@@ -125,7 +130,7 @@ export class ResponseStore {
  */
 export interface CacheLayers {
   sources: ResponseStore[];
-  record: ResponseStore[];
+  record: ReplySink[];
   /** Replay: a reply in no source is an error, never a live call. */
   offline?: { from: string };
 }

@@ -37,8 +37,11 @@ import { BUILTIN_METHODS } from '../methods/registry.js';
 import { MemrlError, UserError, errorMessage } from '../util/errors.js';
 import { chunk, mapPool } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
+import { crashPoint } from '../util/crash-point.js';
 import type { Slots } from '../util/slots.js';
 import { faultOutcome } from './episode-outcome.js';
+import { playEpisode, type PlayedEpisode } from './episode.js';
+import type { EpisodeDispatcher, EpisodeResult } from './remote-episodes.js';
 import { learningOutcome } from './reward-noise.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
 import { fileReporters } from './reporters/index.js';
@@ -81,6 +84,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   maxErrorRate?: number;
   /** Shared with other runs (a sweep): an episode runs only while it holds one of these slots. */
   episodeSlots?: Slots;
+  /** Play episodes elsewhere (workers on a queue) instead of in this process; memory stays here. */
+  episodes?: EpisodeDispatcher;
   /** Flip the reward the method learns from with this probability (--reward-noise); default 0. */
   rewardNoise?: number;
   /** The reference TensorBoard tag set (the benchmark module's); default: from the benchmark's name. */
@@ -254,45 +259,36 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       { phase, epoch, rng, ...(plan.signal ? { signal: plan.signal } : {}) },
     );
 
+  // On workers, every episode of a batch is queued at once: their number and concurrency set the pace.
+  const width = (n: number): number => (plan.episodes ? Math.max(1, n) : plan.concurrency);
+  // A fatal refusal reported by a worker's endpoint (bad key there, unknown model): stops the run like a local one.
+  let remoteFatal: string | undefined;
   /** Never throws: a failed episode is an 'error' outcome. Also measures wall time. */
-  const runEpisode = (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> =>
-    plan.episodeSlots ? plan.episodeSlots.run(() => runEpisodeNow(task, epoch, phase, memories)) : runEpisodeNow(task, epoch, phase, memories);
-  const runEpisodeNow = async (task: T, epoch: number, phase: Phase, memories: InjectedMemory[]): Promise<Outcome & { ms: number }> => {
-    const started = performance.now();
-    let outcome: Outcome;
-    // Count this episode's replies served from the response cache (outcome rows mark them).
-    let cacheHits = 0;
-    // Every call as sent and answered: the episode's transcript (transcripts.jsonl.gz).
-    const calls: RecordedCall[] = [];
-    const counted = (m: ChatModel, role: RecordedCall['role']): ChatModel => ({
-      label: m.label,
-      simulated: m.simulated,
-      chat: async (req, signal) => {
-        const messages = req.messages.map((x) => ({ role: x.role, content: x.content }));
-        try {
-          const res = await m.chat(req, signal);
-          if (res.cached) cacheHits++;
-          calls.push({ role, messages, reply: res.text, model: res.model, usage: res.usage, ...(res.cached ? { cached: true } : {}), latencyMs: res.latencyMs });
-          return res;
-        } catch (err) {
-          calls.push({ role, messages, error: errorMessage(err) });
-          throw err;
-        }
-      },
-    });
+  const runEpisode = (it: IndexedTask<T>, epoch: number, phase: Phase, batch: number, memories: InjectedMemory[]): Promise<PlayedEpisode> => {
+    if (plan.episodes) return runRemote(plan.episodes, it, epoch, phase, batch, memories);
+    const play = (): Promise<PlayedEpisode> => playEpisode(bench, it.task, { model, ...(judge ? { judge } : {}) }, { epoch, phase, memories, signal: plan.signal, log });
+    return plan.episodeSlots ? plan.episodeSlots.run(play) : play();
+  };
+  /** On a worker: its calls are counted here, as if made here (ledger, budget, the journal's usage). */
+  const runRemote = async (episodes: EpisodeDispatcher, it: IndexedTask<T>, epoch: number, phase: Phase, batch: number, memories: InjectedMemory[]): Promise<PlayedEpisode> => {
+    let res: EpisodeResult;
     try {
-      outcome = await bench.episode(task, { model: counted(model, 'agent'), judge: judge && counted(judge, 'judge'), memories, epoch, phase, signal: plan.signal ?? new AbortController().signal, log });
+      res = await episodes.play({ runDir: plan.runDir, phase, epoch, batch, taskIndex: it.index, taskId: it.task.id, memories }, plan.signal);
     } catch (err) {
-      log.error({ event: 'episode_error', task: task.id, epoch, phase, err: errorMessage(err) }, 'episode failed');
-      outcome = faultOutcome(err);
+      log.error({ event: 'episode_error', task: it.task.id, epoch, phase, err: errorMessage(err) }, 'remote episode failed');
+      return { ...faultOutcome(err), ms: 0 };
     }
-    if (cacheHits > 0) outcome = { ...outcome, extra: { ...outcome.extra, cacheHits } };
-    // Journaled with the row, moved to the transcripts file when the batch commits.
-    if (calls.length > 0) outcome = { ...outcome, extra: { ...outcome.extra, calls } };
-    return { ...outcome, ms: Math.round(performance.now() - started) };
+    const usage = attemptUsage.get(attemptKey(phase, epoch, it.task.id));
+    for (const call of res.metered) {
+      const opts = { cached: call.cached === true, ...(call.model ? { model: call.model } : {}), ...(call.systemFingerprint ? { systemFingerprint: call.systemFingerprint } : {}) };
+      usage?.record({ role: call.role }, call.usage, opts);
+      ledger.record({ role: call.role }, call.usage, opts);
+    }
+    if (res.fatal) remoteFatal ??= `${res.worker}: ${res.fatal}`;
+    return res.outcome;
   };
 
-  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, retrieval: Retrieval, o: Outcome & { ms: number }, memoryId?: string): OutcomeRow => ({
+  const makeRow = (it: IndexedTask<T>, epoch: number, phase: Phase, retrieval: Retrieval, o: PlayedEpisode, memoryId?: string): OutcomeRow => ({
     benchmark: bench.name,
     taskId: it.task.id,
     taskIndex: it.index,
@@ -316,9 +312,10 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   /** Every later call would fail the same way (bad key, unknown model): stop, resumable, instead of recording errors. */
   const stopIfFatal = (): void => {
     const fatal = model.fatal ?? judge?.fatal;
-    if (!fatal) return;
+    if (!fatal && !remoteFatal) return;
     emit('onPhaseEnd');
     journal.close();
+    if (!fatal) throw new FatalModelError(`${remoteFatal}; fix the key, endpoint or model name there and rerun with --resume ${plan.runDir}`);
     if (fatal instanceof ReplayMissError) throw new UserError(fatal.message, 'replay_miss');
     throw new FatalModelError(`${fatal.message}; fix the key, endpoint or model name and rerun with --resume ${plan.runDir}`);
   };
@@ -342,7 +339,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     try {
       const rec = await run();
       emit('onEpisode', rec.row);
-      if (!aborted() && !(model.fatal ?? judge?.fatal)) {
+      if (!aborted() && !(model.fatal ?? judge?.fatal ?? remoteFatal)) {
         const usage = (attemptUsage.get(key) as UsageLedger).snapshot();
         await journal.append({ kind: 'episode', phase, epoch, taskIndex: it.index, taskId: it.task.id, row: rec.row, ...(rec.experience ? { result: rec.experience } : {}), usage });
         crashPoint('journaled');
@@ -383,10 +380,10 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     const rng = Rng.derive(plan.seed, 'retrieve', 'valid', epoch);
     const retrievals = await retrieveAll(valid, 'valid', epoch, rng);
     emit('onPhaseStart', { label: `valid e${epoch}`, total: valid.length });
-    const records = await mapPool(valid, plan.concurrency, async (it, i) => {
+    const records = await mapPool(valid, width(valid.length), async (it, i) => {
       const r = retrievals[i] as Retrieval;
       return once(it, epoch, 'valid', r, async () => {
-        const o = await runEpisode(it.task, epoch, 'valid', r.memories);
+        const o = await runEpisode(it, epoch, 'valid', 0, r.memories);
         return { row: makeRow(it, epoch, 'valid', r, o) };
       });
     });
@@ -397,8 +394,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   };
 
   /** One training episode and what the method learns from it (committed later, at the barrier). */
-  const trainEpisode = async (it: IndexedTask<T>, epoch: number, retrieval: Retrieval): Promise<EpisodeRecord> => {
-    const o = await runEpisode(it.task, epoch, 'train', retrieval.memories);
+  const trainEpisode = async (it: IndexedTask<T>, epoch: number, batch: number, retrieval: Retrieval): Promise<EpisodeRecord> => {
+    const o = await runEpisode(it, epoch, 'train', batch, retrieval.memories);
     // A harness error is not experience: it neither writes memory nor moves Q.
     if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval, o) };
     let experience: Experience | undefined;
@@ -423,9 +420,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     for (const [b, batch] of chunk(todo, plan.batchSize).entries()) {
       if (aborted()) break;
       const retrievals = await retrieveAll(batch, 'train', epoch, rng);
-      const records = await mapPool(batch, plan.concurrency, (it, i) => {
+      const records = await mapPool(batch, width(batch.length), (it, i) => {
         const r = retrievals[i] as Retrieval;
-        return once(it, epoch, 'train', r, () => trainEpisode(it, epoch, r));
+        return once(it, epoch, 'train', r, () => trainEpisode(it, epoch, b, r));
       });
       stopIfFatal();
       if (aborted()) break; // not committed; its finished episodes wait in the journal
@@ -529,15 +526,6 @@ function builtinMethod(name: string): MethodModule {
   return m;
 }
 
-/**
- * Crash-safety tests only: MEMRL_CRASH_AT=<point>:<n> kills this process (SIGKILL, as
- * `kill -9` would) the n-th time it passes <point>, to hit the narrow windows on purpose.
- */
-const crashAt = /^([a-z-]+):(\d+)$/.exec(process.env.MEMRL_CRASH_AT ?? '');
-let crashCountdown = crashAt ? Number(crashAt[2]) : 0;
-function crashPoint(point: string): void {
-  if (crashAt?.[1] === point && --crashCountdown === 0) process.kill(process.pid, 'SIGKILL');
-}
 
 function attemptKey(phase: string, epoch: number, taskId: string): string {
   return `${phase}|${epoch}|${taskId}`;

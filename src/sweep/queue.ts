@@ -16,16 +16,19 @@ export const ALL_NEEDS: readonly Need[] = ['bwrap', 'mariadb', 'containers'];
 
 export const QUEUE_PREFIX = 'memrl';
 
-/** The queue of cells that need exactly these things. */
-export function queueName(needs: readonly Need[]): string {
-  return needs.length === 0 ? 'cells' : `cells-${[...needs].sort().join('+')}`;
+/** Whole cells of sweeps, or single episodes of a run (`memrl run --queue`). */
+export type JobKind = 'cells' | 'episodes';
+
+/** The queue of jobs of this kind that need exactly these things. */
+export function queueName(needs: readonly Need[], kind: JobKind = 'cells'): string {
+  return needs.length === 0 ? kind : `${kind}-${[...needs].sort().join('+')}`;
 }
 
-/** Every queue a worker with these capabilities can serve: its needs are a subset. */
-export function queuesFor(caps: ReadonlySet<Need>): string[] {
+/** Every queue of this kind a worker with these capabilities can serve: its needs are a subset. */
+export function queuesFor(caps: ReadonlySet<Need>, kind: JobKind = 'cells'): string[] {
   const subsets: Need[][] = [[]];
   for (const n of ALL_NEEDS) if (caps.has(n)) for (const s of [...subsets]) subsets.push([...s, n]);
-  return subsets.map(queueName);
+  return subsets.map((s) => queueName(s, kind));
 }
 
 /** Where a cell's untrusted work runs, from its config: containers, or which local sandbox. */

@@ -1,9 +1,11 @@
 /**
- * `memrl worker --queue redis://…`: takes whole cells of sweeps from the queues it can
- * serve (what this machine has: bubblewrap, MariaDB, a container engine) and runs each
- * as `memrl sweep` would, in the sweep folder the job names (a filesystem the
- * coordinator and the workers share). A cell whose run folder exists is resumed, so a
- * job retried after a worker died continues from that run's journal.
+ * `memrl worker --queue redis://…`: takes jobs from the queues it can serve (what this
+ * machine has: bubblewrap, MariaDB, a container engine), of two kinds:
+ * - whole cells of sweeps, run as `memrl sweep` would, in the sweep folder the job names
+ *   (a filesystem the coordinator and the workers share). A cell whose run folder
+ *   exists is resumed, so a job retried after a worker died continues from its journal;
+ * - single episodes of a `memrl run --queue`, played by an episode host (one per run,
+ *   opened from the run's run.json) and handed back to the run, which keeps the memory.
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -14,6 +16,12 @@ import { checkBwrap } from '../env/bwrap/check.js';
 import { openEngine } from '../env/container/engine.js';
 import { mysqlClient, mysqlSocket, START_HINT } from '../env/sql/local.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { openEpisodeHost, runManifestTime, type EpisodeHost } from '../app/episode-host.js';
+import type { EpisodeResult } from '../runner/remote-episodes.js';
+import { Slots } from '../util/slots.js';
+import { crashPoint } from '../util/crash-point.js';
+import type { EpisodeJob } from './episode-queue.js';
+import { redisRateGates } from './redis-rate-gate.js';
 import { cellFromDisk, readSweepState, type CellState } from './state.js';
 import { cellFlags } from './run-local.js';
 import { ALL_NEEDS, checkReachable, QUEUE_PREFIX, queuesFor, queueTarget, type CellJob, type Need } from './queue.js';
@@ -46,6 +54,8 @@ export interface WorkerOptions {
   registry: Registry;
   /** Cells run at once by this worker. */
   concurrency: number;
+  /** Episodes played at once by this worker (all runs together). */
+  episodes: number;
   /** Name shown in sweep.json (default: host:pid). */
   name?: string;
   /** Pretend these are missing (tests, or to keep a machine off some cells). */
@@ -69,7 +79,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const name = opts.name ?? `${hostname()}:${process.pid}`;
   for (const n of ALL_NEEDS) if (!caps.have.has(n)) opts.log(`worker ${name}: leaving cells that need ${n} to other workers: ${caps.missing.get(n)}\n`);
   const queues = queuesFor(caps.have);
-  opts.log(`worker ${name}: taking cells from ${target.label} (${queues.join(', ')})\n`);
+  const episodeQueues = queuesFor(caps.have, 'episodes');
+  const can = ALL_NEEDS.filter((n) => caps.have.has(n));
+  opts.log(`worker ${name}: taking cells (${opts.concurrency} at once) and episodes (${opts.episodes} at once) from ${target.label}, those that need ${can.length ? `at most ${can.join(', ')}` : 'none of bwrap, mariadb, containers'}\n`);
   const runCell = async (job: Job<CellJob>): Promise<CellState> => {
     const { sweepDir, cellId } = job.data;
     if (!existsSync(sweepDir)) throw new UserError(`${sweepDir}: sweep folder not found on ${name}; workers need the coordinator's sweep folder at the same path (a shared filesystem, docs/scale.md)`);
@@ -78,7 +90,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     if (!cell) throw new UserError(`${sweepDir}: no cell ${cellId} in sweep.json`);
     opts.log(`worker ${name}: cell ${cellId} of ${job.data.sweepName} (attempt ${job.attemptsMade + 1})\n`);
     const handle = await startRun(
-      { benchmark: cell.benchmark, flags: cellFlags(sweepDir, cell), registry: opts.registry, command: ['worker', job.data.sweepName, cellId] },
+      { benchmark: cell.benchmark, flags: cellFlags(sweepDir, cell), registry: opts.registry, command: ['worker', job.data.sweepName, cellId], rateGates: gates.factory },
       { err: (t) => opts.log(t.replace(/^(?=.)/gm, `[${cellId}] `)), tty: false },
     );
     const end = await handle.done;
@@ -86,6 +98,50 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const after = cellFromDisk(sweepDir, plan);
     return { ...after, worker: name, ...(end.result?.failure ? { status: 'failed' as const, error: end.result.failure } : {}) };
   };
+  // One rate limit per endpoint for every process of a run or sweep, kept in Redis.
+  const gates = redisRateGates(target);
+  const hosts = new Map<string, Promise<EpisodeHost>>();
+  /** The run's host, opened once; again when run.json changed (the run was resumed, maybe with new settings). */
+  const hostFor = async (runDir: string): Promise<EpisodeHost> => {
+    const open = hosts.get(runDir);
+    if (open) {
+      const host = await open.catch(() => undefined);
+      if (host && host.openedAt === runManifestTime(runDir)) return host;
+      hosts.delete(runDir);
+      await host?.close().catch(() => undefined);
+    }
+    const opening = openEpisodeHost(runDir, { registry: opts.registry, worker: name, rateGates: gates.factory });
+    hosts.set(runDir, opening);
+    opening.then(
+      () => opts.log(`worker ${name}: playing episodes of ${runDir}\n`),
+      () => hosts.delete(runDir), // the next job tries again (and fails in its own words)
+    );
+    return opening;
+  };
+  const episodeSlots = new Slots(opts.episodes);
+  const playEpisode = (job: Job<EpisodeJob>): Promise<EpisodeResult> =>
+    episodeSlots.run(async () => {
+      crashPoint('episode-job');
+      if (!existsSync(job.data.runDir)) throw new UserError(`${job.data.runDir}: run folder not found on ${name}; workers need the run folder at the same path (a shared filesystem, docs/scale.md)`);
+      const host = await hostFor(job.data.runDir);
+      return host.play(job.data);
+    });
+  const episodeWorkers = episodeQueues.map(
+    (q) =>
+      new Worker<EpisodeJob, EpisodeResult>(q, playEpisode, {
+        connection: { ...target.connection, maxRetriesPerRequest: null },
+        prefix: QUEUE_PREFIX,
+        concurrency: opts.episodes,
+        // Episodes are short: a dead worker's jobs go to another one within ~15 s.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 5,
+      }),
+  );
+  for (const w of episodeWorkers) {
+    w.on('failed', (job, err) => opts.log(`worker ${name}: episode ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${err.message}\n`));
+    w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
+  }
   const workers = queues.map(
     (q) =>
       new Worker<CellJob, CellState>(q, runCell, {
@@ -104,7 +160,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   }
   return {
     close: async () => {
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
+      for (const h of hosts.values()) await h.then((x) => x.close()).catch(() => undefined);
+      await gates.close();
     },
   };
 }

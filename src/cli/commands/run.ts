@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Registry } from '../../app/registry.js';
+import type { RunOptions } from '../../app/start-run.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
@@ -31,7 +32,15 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     // Loaded when a run starts, not when the CLI does: models, embedders, arrow, containers.
     const { startRun } = await import('../../app/start-run.js');
     const flags = runFlagsFromOptions(opts, bench, registry);
-    const handle = await startRun({ benchmark: bench.name, flags, registry, command: process.argv.slice(2) }, { err: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true });
+    const queueUrl = typeof flags.queue === 'string' ? flags.queue : undefined;
+    const distributed = queueUrl ? await distributedParts(queueUrl) : undefined;
+    const handle = await startRun(
+      { benchmark: bench.name, flags, registry, command: process.argv.slice(2), ...(distributed ? { episodeQueue: distributed.episodeQueue, rateGates: distributed.rateGates } : {}) },
+      { err: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true },
+    ).catch(async (err: unknown) => {
+      await distributed?.close();
+      throw err;
+    });
 
     // Ctrl-C: finish cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
     let interrupts = 0;
@@ -45,7 +54,8 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     try {
       const end = await handle.done;
       // --resume alone restores every setting of the run (and its plug-ins).
-      const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${extra}`;
+      const queueHint = queueUrl ? ` --queue ${(await import('../../sweep/queue.js')).queueTarget(queueUrl).label}` : '';
+      const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${queueHint}${extra}`;
       if (end.budgetCut !== undefined) {
         process.stderr.write(`stopped by the budget (${end.budgetCut}); ${resumeHint(` ${end.budget!.flag} <more>`)}\n`);
         process.exitCode = EXIT.budget;
@@ -77,6 +87,25 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       if (result.interrupted) process.exitCode = end.budget ? EXIT.budget : EXIT.interrupted;
     } finally {
       process.off('SIGINT', onSigint);
+      await distributed?.close();
     }
   });
+}
+
+/**
+ * `--queue`: Redis must answer now (one line within 10 s if not). The run's episodes go
+ * to the queue of what they need; its endpoint rate limit is kept in Redis, shared with the workers.
+ */
+async function distributedParts(url: string): Promise<{ episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
+  const { checkReachable, queueTarget, queueName, cellNeeds } = await import('../../sweep/queue.js');
+  const target = queueTarget(url);
+  await checkReachable(target);
+  const { openEpisodeQueue } = await import('../../sweep/episode-queue.js');
+  const { redisRateGates } = await import('../../sweep/redis-rate-gate.js');
+  const gates = redisRateGates(target);
+  return {
+    episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes')),
+    rateGates: gates.factory,
+    close: () => gates.close(),
+  };
 }

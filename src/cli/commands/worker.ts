@@ -5,23 +5,27 @@ import { UserError } from '../../util/errors.js';
 interface WorkerFlags {
   queue: string;
   concurrency: string;
+  episodes: string;
   name?: string;
   without?: string;
 }
 
-/** `memrl worker --queue redis://…`: run sweep cells from the queue until stopped. */
+/** `memrl worker --queue redis://…`: run sweep cells and run episodes from the queue until stopped. */
 export function registerWorkerCommand(program: Command, registry: Registry): void {
   program
     .command('worker')
-    .description('take cells of sweeps from a BullMQ queue on Redis and run them, until stopped (SIGTERM: finish the cells in hand, then exit)')
+    .description('take jobs from a BullMQ queue on Redis (cells of sweeps, episodes of `memrl run --queue`) and run them, until stopped (SIGTERM: finish the jobs in hand, then exit)')
     .requiredOption('--queue <url>', 'the Redis the coordinator queues on (redis://host:port)')
     .option('--concurrency <n>', 'cells this worker runs at once', '1')
+    .option('--episodes <n>', 'episodes of `memrl run --queue` runs this worker plays at once', '8')
     .option('--name <name>', 'how sweep.json names this worker (default: host:pid)')
     .option('--without <list>', 'act as if these were missing (comma-separated: bwrap, mariadb, containers)')
-    .addHelpText('after', '\nExamples:\n  memrl worker --queue redis://127.0.0.1:6379\n  memrl worker --queue redis://:secret@coordinator:6379 --concurrency 2\n\nDetails: docs/scale.md\n')
+    .addHelpText('after', '\nExamples:\n  memrl worker --queue redis://127.0.0.1:6379\n  memrl worker --queue redis://:secret@coordinator:6379 --concurrency 2 --episodes 16\n\nDetails: docs/scale.md\n')
     .action(async (flags: WorkerFlags) => {
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`--concurrency ${flags.concurrency}: give a whole number ≥ 1`);
+      const episodes = Number(flags.episodes);
+      if (!Number.isInteger(episodes) || episodes < 1) throw new UserError(`--episodes ${flags.episodes}: give a whole number ≥ 1`);
       const without = (flags.without ?? '').split(',').map((s) => s.trim()).filter(Boolean);
       for (const w of without) if (!['bwrap', 'mariadb', 'containers'].includes(w)) throw new UserError(`--without ${w}: expected bwrap, mariadb or containers`);
       const { startWorker } = await import('../../sweep/worker.js');
@@ -29,6 +33,7 @@ export function registerWorkerCommand(program: Command, registry: Registry): voi
         url: flags.queue,
         registry,
         concurrency,
+        episodes,
         ...(flags.name ? { name: flags.name } : {}),
         without: without as ('bwrap' | 'mariadb' | 'containers')[],
         log: (t) => process.stderr.write(t),
@@ -38,7 +43,7 @@ export function registerWorkerCommand(program: Command, registry: Registry): voi
         const stop = (sig: string): void => {
           if (stopping) process.exit(130);
           stopping = true;
-          process.stderr.write(`memrl worker: ${sig}: finishing the cells in hand, then exiting (again to quit now)\n`);
+          process.stderr.write(`memrl worker: ${sig}: finishing the jobs in hand, then exiting (again to quit now)\n`);
           void worker.close().then(resolve);
         };
         process.on('SIGTERM', () => stop('SIGTERM'));

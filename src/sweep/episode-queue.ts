@@ -1,0 +1,126 @@
+/**
+ * `memrl run … --queue redis://…`: the run's episodes as BullMQ jobs for `memrl worker`s.
+ * The run keeps its memory and its journal; a job carries one episode (task, injected
+ * memories, epoch) and comes back with its outcome.
+ *
+ * Exactly once: a job's id is derived from the run, phase, epoch, batch, task and the
+ * memories it was given, so queuing it again (a resumed run, a lost job) never makes a
+ * second one, and a resumed run collects a result a worker finished while the run was
+ * down. A worker killed mid-job leaves its lock to lapse; BullMQ then hands the job to
+ * another worker. A result is taken once (the pending entry is gone after the first),
+ * and only the run's journal decides what counts.
+ *
+ * Completion events wake the run at once; a poll every second catches what events miss
+ * (a Redis restart loses the event stream, and without persistence the jobs too: those
+ * are queued again).
+ */
+import { createHash } from 'node:crypto';
+import { Queue, QueueEvents, type Job } from 'bullmq';
+import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
+import { MemrlError } from '../util/errors.js';
+import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
+
+export interface EpisodeJob extends EpisodeRequest {
+  /** The run's name (for worker logs). */
+  run: string;
+}
+
+/** Attempts of one episode job before the run records it as an error (a worker crash is not a failed attempt: it stalls). */
+export const EPISODE_ATTEMPTS = 3;
+
+export function episodeJobId(req: EpisodeRequest): string {
+  const run = createHash('sha256').update(req.runDir).digest('hex').slice(0, 10);
+  const memories = createHash('sha256').update(JSON.stringify(req.memories)).digest('hex').slice(0, 10);
+  return `${run}-${req.phase}-e${req.epoch}-b${req.batch}-t${req.taskIndex}-${memories}`;
+}
+
+interface Pending {
+  job: EpisodeJob;
+  resolve(r: EpisodeResult): void;
+  reject(e: Error): void;
+}
+
+export class EpisodeJobFailed extends MemrlError {
+  constructor(message: string) {
+    super('harness', 'episode_job_failed', message);
+    this.name = 'EpisodeJobFailed';
+  }
+}
+
+/** Episodes of one run on the queue `queue` (named by what its episodes need: see queueName). */
+export async function openEpisodeQueue(url: string, queue: string, opts: { pollMs?: number } = {}): Promise<EpisodeDispatcher> {
+  const target: QueueTarget = queueTarget(url);
+  const connection = { ...target.connection, maxRetriesPerRequest: null };
+  const q = new Queue<EpisodeJob, EpisodeResult>(queue, { connection, prefix: QUEUE_PREFIX });
+  const events = new QueueEvents(queue, { connection, prefix: QUEUE_PREFIX });
+  await events.waitUntilReady();
+  const pending = new Map<string, Pending>();
+
+  const add = (id: string, job: EpisodeJob): Promise<unknown> =>
+    q.add('episode', job, { jobId: id, attempts: EPISODE_ATTEMPTS, backoff: { type: 'fixed', delay: 1000 }, removeOnFail: { age: 24 * 3600 } });
+
+  /** Settle `id` from the job's state in Redis; a job Redis no longer has is queued again. */
+  const check = async (id: string): Promise<void> => {
+    const p = pending.get(id);
+    if (!p) return;
+    const job: Job<EpisodeJob, EpisodeResult> | undefined = await q.getJob(id);
+    if (!pending.has(id)) return;
+    if (!job) {
+      await add(id, p.job);
+      return;
+    }
+    if (job.finishedOn && job.returnvalue) {
+      pending.delete(id);
+      p.resolve(job.returnvalue);
+      // The result is in hand (and soon in the run's journal): Redis need not keep it.
+      await job.remove().catch(() => undefined);
+    } else if (job.finishedOn && job.failedReason && job.attemptsMade >= EPISODE_ATTEMPTS) {
+      pending.delete(id);
+      p.reject(new EpisodeJobFailed(`episode job ${id} failed on every attempt: ${job.failedReason}`));
+    }
+  };
+  const safely = (id: string): void => void check(id).catch(() => undefined); // Redis down: the next poll tries again
+  events.on('completed', ({ jobId }) => safely(jobId));
+  events.on('failed', ({ jobId }) => safely(jobId));
+  const poll = setInterval(() => {
+    for (const id of pending.keys()) safely(id);
+  }, opts.pollMs ?? 1000);
+  poll.unref();
+
+  return {
+    label: `${target.label} (queue ${queue})`,
+    play: (req, signal) =>
+      new Promise<EpisodeResult>((resolve, reject) => {
+        const id = episodeJobId(req);
+        const job: EpisodeJob = { ...req, run: req.runDir.split('/').at(-1) ?? req.runDir };
+        const stopped = (): void => {
+          if (pending.delete(id)) reject(new MemrlError('harness', 'stopped', 'the run was stopped'));
+        };
+        if (signal?.aborted) return stopped();
+        // Stopped: the job stays queued; a resumed run with the same retrieval collects its result.
+        signal?.addEventListener('abort', stopped, { once: true });
+        const done = (): void => signal?.removeEventListener('abort', stopped);
+        pending.set(id, {
+          job,
+          resolve: (r) => {
+            done();
+            resolve(r);
+          },
+          reject: (e) => {
+            done();
+            reject(e);
+          },
+        });
+        // An existing id (a resumed run, or the same episode queued before) is not added twice: BullMQ keeps the first.
+        add(id, job).then(
+          () => safely(id),
+          () => undefined, // Redis away: the poll queues it once Redis is back
+        );
+      }),
+    close: async () => {
+      clearInterval(poll);
+      await events.close();
+      await q.close();
+    },
+  };
+}
