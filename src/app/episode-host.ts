@@ -7,7 +7,7 @@
  * usage to count and the replies to record.
  */
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Benchmark, LoadedTasks, TaskBase } from '../core/benchmark.js';
 import { CACHE_FILE, CachedChatModel, OfflineChatModel, ResponseStore, runCacheFile, type CacheEntry, type CacheLayers } from '../llm/cache.js';
@@ -21,6 +21,7 @@ import type { EpisodeRequest, EpisodeResult, MeteredCall } from '../runner/remot
 import { RunFolder } from '../runner/run-folder.js';
 import { UserError } from '../util/errors.js';
 import { loadConfig } from './config.js';
+import { loadPlugins } from './plugins.js';
 import { findBenchmark, type Registry } from './registry.js';
 import { resumedConfig } from './resume.js';
 import { chatCacheIdentity, liveChatModel, modelLabelOf } from './run-models.js';
@@ -50,10 +51,14 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   if (!folder.hasManifest()) throw new UserError(`${runDir}: no run.json on ${opts.worker}; workers need the run folder at the same path (a shared filesystem, docs/scale.md)`, 'not_a_run_folder');
   const openedAt = runManifestTime(runDir);
   const manifest = folder.readManifest();
-  const bench = findBenchmark(opts.registry, String(manifest.benchmark));
   const cwd = typeof manifest.cwd === 'string' ? manifest.cwd : process.cwd();
-  const given = loadConfig(undefined, { resume: runDir }, bench.name, { registry: opts.registry, cwd });
-  const cfg = resumedConfig({ registry: opts.registry, benchmark: bench.name, flags: { resume: runDir }, given, dir: runDir, cwd });
+  // The run's plug-ins (run.json records their paths), unless this worker loaded them already.
+  const loadedHere = new Set([...opts.registry.origins.values()].map((p) => resolve(p)));
+  const plugins = (Array.isArray(manifest.plugins) ? (manifest.plugins as string[]) : []).filter((p) => !loadedHere.has(resolve(p)));
+  const registry = plugins.length ? await loadPlugins(opts.registry, plugins, cwd) : opts.registry;
+  const bench = findBenchmark(registry, String(manifest.benchmark));
+  const given = loadConfig(undefined, { resume: runDir }, bench.name, { registry, cwd });
+  const cfg = resumedConfig({ registry, benchmark: bench.name, flags: { resume: runDir }, given, dir: runDir, cwd });
   const log = opts.log ?? pino({ level: 'warn', base: { worker: opts.worker } }, pino.destination(2));
 
   const benchmark: Benchmark<TaskBase> = await bench.create(cfg.bench, cfg);

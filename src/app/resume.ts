@@ -83,7 +83,7 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
   if (conflicts.length) {
     throw new UserError(
       `--resume ${dir}: ${conflicts.join('; ')}; a resumed run keeps its own settings (run.json): drop ${conflicts.length === 1 ? 'it' : 'them'}, or start a new run. ` +
-        `May change on resume: --epochs (more), --concurrency, --budget-usd, --budget-tokens, --prices, --cache`,
+        `May change on resume: --epochs (more), --concurrency, --budget-usd, --budget-tokens, --prices, --cache, --rate-limit`,
       'resume_mismatch',
     );
   }

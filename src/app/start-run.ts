@@ -263,6 +263,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       if (!ended.budget) throw err;
       return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };
     } finally {
+      meter.flush();
       await episodes?.close();
       await benchmark.close?.();
     }

@@ -52,6 +52,8 @@ export interface SpendReport {
 
 const empty = (): SpendBucket => ({ calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
+const SAVE_EVERY_MS = 200;
+
 export class SpendMeter {
   private readonly byRole = new Map<LedgerRole, SpendBucket>(LEDGER_ROLES.map((r) => [r, empty()]));
   private signalled = false;
@@ -91,12 +93,33 @@ export class SpendMeter {
     b.promptTokens += usage.promptTokens;
     b.completionTokens += usage.completionTokens;
     b.totalTokens += usage.totalTokens || usage.promptTokens + usage.completionTokens;
-    this.save();
     const hit = this.reached();
+    if (hit) this.flush();
+    else this.saveSoon();
     if (hit && !this.signalled) {
       this.signalled = true;
       this.onReached?.(hit);
     }
+  }
+
+  /** Writes what is counted now (the run calls it when it ends). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.save();
+    this.lastSave = Date.now();
+  }
+
+  /**
+   * At most one write per SAVE_EVERY_MS: hundreds of calls a second (a distributed run)
+   * would otherwise spend more time renaming spend.json than calling. A kill loses at
+   * most that window's count.
+   */
+  private saveSoon(): void {
+    const since = Date.now() - this.lastSave;
+    if (since >= SAVE_EVERY_MS) return this.flush();
+    this.timer ??= setTimeout(() => this.flush(), SAVE_EVERY_MS - since);
+    this.timer.unref();
   }
 
   tokens(): number {
@@ -134,10 +157,13 @@ export class SpendMeter {
     return { byRole, tokens: this.tokens(), costUsd: this.costUsd(), limits: { ...this.limits }, reached: this.reached() };
   }
 
+  private timer: NodeJS.Timeout | undefined;
+  private lastSave = 0;
+
   /**
-   * Rename over the old file, so a crash leaves either version whole. No fsync per
-   * call: losing the last few calls' count in a power cut is acceptable, a slow
-   * disk write on every model call is not.
+   * Rename over the old file, so a crash leaves either version whole. No fsync: losing
+   * the last few calls' count in a power cut is acceptable, a slow disk write on every
+   * model call is not.
    */
   private save(): void {
     const byRole = Object.fromEntries(LEDGER_ROLES.map((r) => [r, this.byRole.get(r)]));

@@ -57,7 +57,8 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
   const pending = new Map<string, Pending>();
 
   const add = (id: string, job: EpisodeJob): Promise<unknown> =>
-    q.add('episode', job, { jobId: id, attempts: EPISODE_ATTEMPTS, backoff: { type: 'fixed', delay: 1000 }, removeOnFail: { age: 24 * 3600 } });
+    // Results stay an hour: a run restarted meanwhile collects them instead of playing the episodes again.
+    q.add('episode', job, { jobId: id, attempts: EPISODE_ATTEMPTS, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } });
 
   /** Settle `id` from the job's state in Redis; a job Redis no longer has is queued again. */
   const check = async (id: string): Promise<void> => {
@@ -70,17 +71,21 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       return;
     }
     if (job.finishedOn && job.returnvalue) {
-      pending.delete(id);
-      p.resolve(job.returnvalue);
-      // The result is in hand (and soon in the run's journal): Redis need not keep it.
-      await job.remove().catch(() => undefined);
+      settle(id, job.returnvalue);
     } else if (job.finishedOn && job.failedReason && job.attemptsMade >= EPISODE_ATTEMPTS) {
       pending.delete(id);
       p.reject(new EpisodeJobFailed(`episode job ${id} failed on every attempt: ${job.failedReason}`));
     }
   };
+  const settle = (id: string, result: EpisodeResult): void => {
+    const p = pending.get(id);
+    if (!p) return; // taken already (a result that arrives twice counts once)
+    pending.delete(id);
+    p.resolve(result);
+  };
   const safely = (id: string): void => void check(id).catch(() => undefined); // Redis down: the next poll tries again
-  events.on('completed', ({ jobId }) => safely(jobId));
+  // The event carries the result: no round trip to fetch it.
+  events.on('completed', ({ jobId, returnvalue }) => (returnvalue && typeof returnvalue === 'object' ? settle(jobId, returnvalue as EpisodeResult) : safely(jobId)));
   events.on('failed', ({ jobId }) => safely(jobId));
   const poll = setInterval(() => {
     for (const id of pending.keys()) safely(id);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRateGate } from '../../src/llm/rate-gate.js';
 import { queueTarget } from '../../src/sweep/queue.js';
 import { redisRateGates } from '../../src/sweep/redis-rate-gate.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -40,7 +40,7 @@ describe('rate gate in one process', () => {
 
 describe.skipIf(SKIP_REDIS)('rate limit shared through Redis', () => {
   let redis: RedisServer;
-  let srv: OpenAIServer;
+  let srv: OpenAITestServer;
   const work = mkdtempSync(join(tmpdir(), 'memrl-rate-'));
   const workers: ChildProcess[] = [];
 
