@@ -167,6 +167,13 @@ function contentText(content: Json): string {
   return JSON.stringify(content);
 }
 
+/** Who made a recorded call: the agent, the judge, or the memory method (and what for). */
+function callLabel(c: Json): string {
+  if (c.role === 'judge') return 'judge model';
+  if (c.role === 'memory') return `memory method${c.purpose ? `: ${c.purpose}` : ''}`;
+  return 'agent';
+}
+
 function Episode(p: { n: number; phase: string; epoch: number; task: number }): El {
   const { data, error } = useApi(`/api/runs/${p.n}/episode/${p.phase}/${p.epoch}/${p.task}`);
   if (!data) return h(Loading, { error });
@@ -178,7 +185,7 @@ function Episode(p: { n: number; phase: string; epoch: number; task: number }): 
     h('h3', null, `Injected memories (${data.injected.length})`),
     data.injected.length
       ? h('table', { id: 'injected' }, [
-          h('thead', null, h('tr', null, ['memory', 'outcome', 'similarity', 'Q at retrieval', 'Q after this epoch', 'written by'].map((c) => h('th', null, c)))),
+          h('thead', null, h('tr', null, ['memory', 'outcome', 'similarity', 'Q at retrieval', 'Q update by this episode', 'Q after this epoch', 'written by'].map((c) => h('th', null, c)))),
           h(
             'tbody',
             null,
@@ -188,6 +195,7 @@ function Episode(p: { n: number; phase: string; epoch: number; task: number }): 
                 h('td', null, m.success === null ? '–' : m.success ? 'success' : 'failure'),
                 h('td', null, fmt(m.sim)),
                 h('td', null, fmt(m.q)),
+                h('td', { class: 'q-update' }, m.qUpdate ? `${fmt(m.qUpdate.before)} → ${fmt(m.qUpdate.after)}` : '–'),
                 h('td', null, fmt(m.qAfterEpoch)),
                 h('td', null, m.writer ? h('a', { href: `#/run/${p.n}/ep/${m.writer.phase}/${m.writer.epoch}/${m.writer.taskIndex}` }, `${m.writer.taskId} · e${m.writer.epoch}`) : '–'),
               ]),
@@ -202,7 +210,7 @@ function Episode(p: { n: number; phase: string; epoch: number; task: number }): 
           'div',
           { id: 'transcript' },
           data.transcript.calls.flatMap((c: Json, i: number) => [
-            h('p', { class: 'role' }, `call ${i + 1}: ${c.role === 'judge' ? 'judge model' : 'agent'}${c.model ? ` (${c.model})` : ''}${c.usage ? ` · ${c.usage.totalTokens} tokens` : ''}`),
+            h('p', { class: 'role' }, `call ${i + 1}: ${callLabel(c)}${c.model ? ` (${c.model})` : ''}${c.usage ? ` · ${c.usage.totalTokens} tokens` : ''}`),
             ...c.messages.map((m: Json) => h('div', { class: `msg ${m.role}` }, [h('div', { class: 'role' }, m.role), h('pre', null, contentText(m.content))])),
             c.reply !== undefined ? h('div', { class: 'msg assistant reply' }, [h('div', { class: 'role' }, 'reply'), h('pre', null, c.reply)]) : h('p', { class: 'banner' }, `the call failed: ${c.error}`),
           ]),

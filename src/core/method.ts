@@ -91,6 +91,12 @@ export interface FinishedEpisode<T extends TaskBase = TaskBase> {
   signal?: AbortSignal;
 }
 
+/** What a commit did that belongs to single episodes (kept in their transcripts). */
+export interface CommitEffects {
+  /** Q updates in the order applied; `experience` indexes the experiences given to commit. */
+  qUpdates?: { experience: number; memoryId: string; before: number; after: number }[];
+}
+
 export interface MethodInstance {
   /** Called once the tasks are known, before any retrieval (e.g. to embed their keys). */
   prepare?(tasks: readonly TaskBase[], signal?: AbortSignal): Promise<void>;
@@ -108,7 +114,7 @@ export interface MethodInstance {
    * May be async (a memory kept by a library, e.g. Mem0, writes through promises); the
    * runner awaits it before the next batch retrieves.
    */
-  commit(experiences: readonly Experience[], at: number): void | Promise<void>;
+  commit(experiences: readonly Experience[], at: number): void | CommitEffects | Promise<void | CommitEffects>;
   /** The whole state, JSON-serialisable, for the epoch checkpoint. */
   snapshot(): unknown;
   /** Every memory, for memories.jsonl. */

@@ -93,6 +93,7 @@ export class SpendMeter {
     b.promptTokens += usage.promptTokens;
     b.completionTokens += usage.completionTokens;
     b.totalTokens += usage.totalTokens || usage.promptTokens + usage.completionTokens;
+    this.dirty = true;
     const hit = this.reached();
     if (hit) this.flush();
     else this.saveSoon();
@@ -102,11 +103,13 @@ export class SpendMeter {
     }
   }
 
-  /** Writes what is counted now (the run calls it when it ends). */
+  /** Writes what is counted and not yet written (the run calls it when it ends); nothing when nothing was billed. */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    if (!this.dirty) return;
     this.save();
+    this.dirty = false;
     this.lastSave = Date.now();
   }
 
@@ -159,6 +162,8 @@ export class SpendMeter {
 
   private timer: NodeJS.Timeout | undefined;
   private lastSave = 0;
+  /** Counted since the last write. */
+  private dirty = false;
 
   /**
    * Rename over the old file, so a crash leaves either version whole. No fsync: losing

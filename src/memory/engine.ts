@@ -171,13 +171,13 @@ export class MemoryEngine {
     const plan = this.planAdds(results, report);
 
     if (p.method === 'memrl') {
-      for (const r of results) {
+      for (const [episode, r] of results.entries()) {
         const reward = rewardFor(r.success, p);
         // A memory appears once per prompt; repeated ids in one episode count once.
         for (const id of new Set(r.injectedIds)) {
           const rec = this.mustGet(id);
           const before = applyReward(rec, reward, p, now);
-          report.qUpdates.push({ id, before, after: rec.q, reward });
+          report.qUpdates.push({ id, before, after: rec.q, reward, episode });
         }
       }
     }

@@ -108,8 +108,8 @@ export interface NewMemory {
 }
 
 export interface CommitReport {
-  /** Q after each update, in order: memory id → Q values applied this commit. */
-  qUpdates: { id: string; before: number; after: number; reward: number }[];
+  /** Each Q update in the order applied; `episode` indexes the commit's results (the episode that caused it). */
+  qUpdates: { id: string; before: number; after: number; reward: number; episode: number }[];
   added: {
     id: string;
     key: string;

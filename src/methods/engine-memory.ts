@@ -5,7 +5,7 @@
  * behaviour (none, rag, memp, memrl) and whether it writes.
  */
 import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, FinishedEpisode, MethodContext, Retrieval, RetrievalFields, RetrievalQuery } from '../core/method.js';
+import type { CommitEffects, Experience, FinishedEpisode, MethodContext, Retrieval, RetrievalFields, RetrievalQuery } from '../core/method.js';
 import type { Embedder } from '../embed/types.js';
 import { MemoryEngine } from '../memory/engine.js';
 import type { BuildStrategy, EpisodeResult, MemoryMethod, MemorySnapshot, PhaseAKey, Selection } from '../memory/types.js';
@@ -131,14 +131,15 @@ export class EngineMemory {
   }
 
   /** Q updates, then new memories, in task order (the engine's commit). */
-  commit(experiences: readonly Experience[], at: number): void {
-    if (!this.retrieves) return;
+  commit(experiences: readonly Experience[], at: number): CommitEffects | undefined {
+    if (!this.retrieves) return undefined;
     const results: EpisodeResult[] = (experiences as readonly EngineExperience[]).map((e) => {
       const nm = e.newMemory;
       const base = { injectedIds: e.injectedIds, success: e.success };
       return nm ? { ...base, newMemory: { ...nm, keyEmbedding: this.keyEmbedding.get(e.taskId) as Float32Array } } : base;
     });
-    this.engine.commit(results, at);
+    const report = this.engine.commit(results, at);
+    return { qUpdates: report.qUpdates.map((u) => ({ experience: u.episode, memoryId: u.id, before: u.before, after: u.after })) };
   }
 
   snapshot(): MemorySnapshot {

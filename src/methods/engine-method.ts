@@ -18,7 +18,7 @@ export function engineMethod(ctx: MethodContext, opts: EngineMethodOptions): Met
   const instance: MethodInstance = {
     prepare: (tasks, signal) => memory.prepare(tasks, signal),
     retrieve: async (tasks: readonly TaskBase[], query: RetrievalQuery): Promise<Retrieval[]> => memory.select(tasks, query).map((sel) => memory.retrieval(sel)),
-    commit: (experiences: readonly Experience[], at: number) => memory.commit(experiences, at),
+    commit: (experiences: readonly Experience[], at: number) => memory.commit(experiences, at) ?? undefined,
     snapshot: (): EngineState => memory.snapshot(),
     records: () => memory.engine.records(),
     stats: () => ({ ...memory.engine.stats() }),

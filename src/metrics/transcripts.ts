@@ -1,8 +1,8 @@
 /**
  * transcripts: every model call an episode made, with the exact messages sent (system
  * prompt, the injected memories as rendered, the task, each observation fed back) and
- * every reply, plus what the evaluator reported (an outcome's `extra.evaluatorOutput`),
- * one record per outcome row. Stored compactly: message texts repeat
+ * every reply, plus what the evaluator reported (an outcome's `extra.evaluatorOutput`)
+ * and the Q updates the episode caused at its commit, one record per outcome row. Stored compactly: message texts repeat
  * across episodes (the system prompt, the memories), so each distinct text is kept
  * once in transcript-parts.jsonl.gz under its hash and the records in
  * transcripts.jsonl.gz refer to it. Both files are gzip streams appended member by
@@ -19,8 +19,10 @@ export const TRANSCRIPT_PARTS_FILE = 'transcript-parts.jsonl.gz';
 
 /** One model call as the episode made it. */
 export interface RecordedCall {
-  /** agent: the model under test; judge: the grading model (HLE). */
-  role: 'agent' | 'judge';
+  /** agent: the model under test; judge: the grading model (HLE); memory: the method's own calls for this episode (the memory writer, Self-RAG's gate and decisions, Mem0's extraction). */
+  role: 'agent' | 'judge' | 'memory';
+  /** What a memory call was for (e.g. 'script', 'selfrag-gate'). */
+  purpose?: string;
   messages: { role: string; content: unknown }[];
   reply?: string;
   /** The call failed: why. */
@@ -41,6 +43,8 @@ export interface Transcript {
   calls: RecordedCall[];
   /** What the evaluator reported beyond the outcome row (BCB: the failing tests and their messages), when the benchmark gives it. */
   evaluatorOutput?: unknown;
+  /** The Q updates this episode caused at its batch's commit, in the order applied. */
+  qUpdates?: { memoryId: string; before: number; after: number }[];
 }
 
 /** On disk: message contents and replies replaced by part hashes. */

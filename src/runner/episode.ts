@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Benchmark, InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RecordedCall } from '../metrics/transcripts.js';
-import type { ChatModel, Phase } from '../llm/types.js';
+import type { ChatModel, ChatRequest, Phase } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';
 import { faultOutcome } from './episode-outcome.js';
 
@@ -31,22 +31,11 @@ export async function playEpisode<T extends TaskBase>(
   let cacheHits = 0;
   // Every call as sent and answered: the episode's transcript (transcripts.jsonl.gz).
   const calls: RecordedCall[] = [];
-  const counted = (m: ChatModel, role: RecordedCall['role']): ChatModel => ({
-    label: m.label,
-    simulated: m.simulated,
-    chat: async (req, signal) => {
-      const messages = req.messages.map((x) => ({ role: x.role, content: x.content }));
-      try {
-        const res = await m.chat(req, signal);
-        if (res.cached) cacheHits++;
-        calls.push({ role, messages, reply: res.text, model: res.model, usage: res.usage, ...(res.cached ? { cached: true } : {}), latencyMs: res.latencyMs });
-        return res;
-      } catch (err) {
-        calls.push({ role, messages, error: errorMessage(err) });
-        throw err;
-      }
-    },
-  });
+  const counted = (m: ChatModel, role: RecordedCall['role']): ChatModel =>
+    recording(m, () => role, (call) => {
+      if (call.cached) cacheHits++;
+      calls.push(call);
+    });
   const { epoch, phase, memories, log } = at;
   try {
     outcome = await bench.episode(task, {
@@ -66,4 +55,25 @@ export async function playEpisode<T extends TaskBase>(
   // Journaled with the row, moved to the transcripts file when the batch commits.
   if (calls.length > 0) outcome = { ...outcome, extra: { ...outcome.extra, calls } };
   return { ...outcome, ms: Math.round(performance.now() - started) };
+}
+
+/** `m`, with every call as sent and answered (or failed) handed to `record`. */
+export function recording(m: ChatModel, roleOf: (req: ChatRequest) => RecordedCall['role'], record: (call: RecordedCall, req: ChatRequest) => void): ChatModel {
+  return {
+    label: m.label,
+    simulated: m.simulated,
+    chat: async (req, signal) => {
+      const role = roleOf(req);
+      const messages = req.messages.map((x) => ({ role: x.role, content: x.content }));
+      const purpose = role === 'memory' && req.tags.purpose ? { purpose: req.tags.purpose } : {};
+      try {
+        const res = await m.chat(req, signal);
+        record({ role, ...purpose, messages, reply: res.text, model: res.model, usage: res.usage, ...(res.cached ? { cached: true } : {}), latencyMs: res.latencyMs }, req);
+        return res;
+      } catch (err) {
+        record({ role, ...purpose, messages, error: errorMessage(err) }, req);
+        throw err;
+      }
+    },
+  };
 }

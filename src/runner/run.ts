@@ -40,7 +40,7 @@ import { Rng } from '../util/rng.js';
 import { crashPoint } from '../util/crash-point.js';
 import type { Slots } from '../util/slots.js';
 import { faultOutcome } from './episode-outcome.js';
-import { playEpisode, type PlayedEpisode } from './episode.js';
+import { playEpisode, recording, type PlayedEpisode } from './episode.js';
 import type { EpisodeDispatcher, EpisodeResult } from './remote-episodes.js';
 import { learningOutcome } from './reward-noise.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
@@ -186,12 +186,28 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   if (plan.resume && !ckpt && !folder.hasManifest()) {
     throw new UserError(`--resume ${plan.runDir}: not a memrl run folder (no run.json)`);
   }
+  // The method's own calls (memory writer, Self-RAG's gate, Mem0's extraction), by the episode they serve: its transcript gets them.
+  const methodCalls = new Map<string, RecordedCall[]>();
+  const takeMethodCalls = (phase: string, epoch: number, taskId: string): RecordedCall[] => {
+    const key = attemptKey(phase, epoch, taskId);
+    const calls = methodCalls.get(key) ?? [];
+    methodCalls.delete(key);
+    return calls;
+  };
+  const methodModel = recording(
+    model,
+    () => 'memory',
+    (call, req) => {
+      const key = attemptKey(req.tags.phase, req.tags.epoch, req.tags.taskId);
+      methodCalls.set(key, [...(methodCalls.get(key) ?? []), call]);
+    },
+  );
   const method: MethodInstance = await methodModule.create({
     benchmark: bench.name,
     settings: plan.methodSettings,
     params: plan.memoryParams,
     buildStrategy: plan.buildStrategy,
-    model,
+    model: methodModel,
     embedder: plan.embedder,
     ...(plan.promptDir ? { promptDir: plan.promptDir } : {}),
     fidelity: plan.fidelity ?? REFERENCE_FIDELITY,
@@ -329,6 +345,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     const saved = journal.episode(phase, epoch, it.index);
     // An episode that ended in error is run again: the fault (an endpoint, an evaluator) may be fixed now.
     if (saved && saved.taskId === it.task.id && saved.row.status !== 'error' && sameRetrieval(retrieval, saved.row)) {
+      // Its row holds the method's calls of the first attempt; this retrieval's repeat them.
+      takeMethodCalls(phase, epoch, it.task.id);
       ledger.restore(addUsage(ledger.snapshot(), saved.usage));
       emit('onEpisode', saved.row);
       return { row: saved.row, ...(saved.result ? { experience: saved.result } : {}) };
@@ -350,22 +368,37 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     }
   };
 
-  /** Rows of a committed batch or pass, validated, in task order; transcripts move to their own file. */
-  const commitRows = (records: readonly EpisodeRecord[]): void => {
+  /**
+   * Rows of a committed batch or pass, validated, in task order; transcripts move to their
+   * own file, with the Q updates each episode caused and the method's calls made at commit.
+   */
+  const commitRows = (records: readonly EpisodeRecord[], qUpdates: ReadonlyMap<number, NonNullable<Transcript['qUpdates']>> = new Map()): void => {
     const committed: OutcomeRow[] = [];
     const traces: Trace[] = [];
     const transcripts: Transcript[] = [];
-    for (const { row: r } of records) {
+    for (const [i, { row: r0 }] of records.entries()) {
+      const late = takeMethodCalls(r0.phase, r0.epoch, r0.taskId);
+      const q = qUpdates.get(i);
+      const r = late.length || q ? withTranscriptExtras(r0, late, q) : r0;
       let row = r;
       if (r.extra && 'transcript' in r.extra) {
         const { transcript, ...extra } = r.extra;
         traces.push({ taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, transcript });
         row = { ...row, extra };
       }
-      if (row.extra && ('calls' in row.extra || 'evaluatorOutput' in row.extra)) {
-        const { calls, evaluatorOutput, ...extra } = row.extra;
+      if (row.extra && ('calls' in row.extra || 'evaluatorOutput' in row.extra || 'qUpdates' in row.extra)) {
+        const { calls, evaluatorOutput, qUpdates: qu, ...extra } = row.extra as Record<string, unknown> & { qUpdates?: Transcript['qUpdates'] };
         const id = transcriptId(r.phase, r.epoch, r.taskIndex);
-        transcripts.push({ id, taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, calls: (calls as RecordedCall[] | undefined) ?? [], ...(evaluatorOutput !== undefined ? { evaluatorOutput } : {}) });
+        transcripts.push({
+          id,
+          taskId: r.taskId,
+          taskIndex: r.taskIndex,
+          epoch: r.epoch,
+          phase: r.phase,
+          calls: (calls as RecordedCall[] | undefined) ?? [],
+          ...(evaluatorOutput !== undefined ? { evaluatorOutput } : {}),
+          ...(qu ? { qUpdates: qu } : {}),
+        });
         row = { ...row, extra: { ...extra, transcriptId: id } };
       }
       committed.push(parseOutcomeRow(row, 'outcome row'));
@@ -383,8 +416,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     const records = await mapPool(valid, width(valid.length), async (it, i) => {
       const r = retrievals[i] as Retrieval;
       return once(it, epoch, 'valid', r, async () => {
+        const retrievalCalls = takeMethodCalls('valid', epoch, it.task.id);
         const o = await runEpisode(it, epoch, 'valid', 0, r.memories);
-        return { row: makeRow(it, epoch, 'valid', r, o) };
+        return { row: withMethodCalls(makeRow(it, epoch, 'valid', r, o), retrievalCalls, []) };
       });
     });
     emit('onPhaseEnd');
@@ -395,9 +429,11 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
 
   /** One training episode and what the method learns from it (committed later, at the barrier). */
   const trainEpisode = async (it: IndexedTask<T>, epoch: number, batch: number, retrieval: Retrieval): Promise<EpisodeRecord> => {
+    // The method's calls so far for this task (Self-RAG's gate and decision) come first in its transcript, the writer's last.
+    const retrievalCalls = takeMethodCalls('train', epoch, it.task.id);
     const o = await runEpisode(it, epoch, 'train', batch, retrieval.memories);
     // A harness error is not experience: it neither writes memory nor moves Q.
-    if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: makeRow(it, epoch, 'train', retrieval, o) };
+    if (o.status === 'error' || o.status === 'skipped' || !method.learn) return { row: withMethodCalls(makeRow(it, epoch, 'train', retrieval, o), retrievalCalls, []) };
     let experience: Experience | undefined;
     const noisy = learningOutcome(o, plan.rewardNoise ?? 0, plan.seed, epoch, it.task.id);
     try {
@@ -407,7 +443,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       if (aborted()) return { row: makeRow(it, epoch, 'train', retrieval, o) };
       throw err;
     }
-    const row = makeRow(it, epoch, 'train', retrieval, o, experience?.memoryId);
+    const row = withMethodCalls(makeRow(it, epoch, 'train', retrieval, o, experience?.memoryId), retrievalCalls, takeMethodCalls('train', epoch, it.task.id));
     if (noisy.flipped) row.extra = { ...row.extra, rewardFlipped: true };
     return { row, ...(experience ? { experience } : {}) };
   };
@@ -429,11 +465,18 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       // A replayed barrier keeps its first commit time, so memory timestamps match too.
       const recordedAt = journal.barrierAt(epoch, b);
       const at = recordedAt ?? now();
-      await method.commit(
-        records.flatMap((r) => (r.experience ? [r.experience] : [])),
+      const learned = records.flatMap((r, i) => (r.experience ? [i] : []));
+      const effects = await method.commit(
+        learned.map((i) => records[i]!.experience!),
         at,
       );
-      commitRows(records);
+      // Each Q update belongs to the episode whose experience caused it.
+      const qUpdates = new Map<number, NonNullable<Transcript['qUpdates']>>();
+      for (const u of effects?.qUpdates ?? []) {
+        const i = learned[u.experience];
+        if (i !== undefined) qUpdates.set(i, [...(qUpdates.get(i) ?? []), { memoryId: u.memoryId, before: u.before, after: u.after }]);
+      }
+      commitRows(records, qUpdates);
       crashPoint('barrier');
       if (recordedAt === undefined) await journal.append({ kind: 'barrier', epoch, batch: b, at });
     }
@@ -518,6 +561,19 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   else journal.remove();
   log.info({ event: 'run_end', epochsCompleted, interrupted }, 'run end');
   return { runDir: plan.runDir, epochsCompleted, interrupted, ...(failure ? { failure } : {}), summary };
+}
+
+/** The row with the method's calls for it around the episode's own: before (at retrieval) and after (the writer). */
+function withMethodCalls(row: OutcomeRow, before: RecordedCall[], after: RecordedCall[]): OutcomeRow {
+  if (before.length === 0 && after.length === 0) return row;
+  const calls = [...before, ...((row.extra?.calls as RecordedCall[] | undefined) ?? []), ...after];
+  return { ...row, extra: { ...row.extra, calls } };
+}
+
+/** The row with the method's late calls appended to its calls and the Q updates it caused (both end up in its transcript). */
+function withTranscriptExtras(row: OutcomeRow, late: RecordedCall[], qUpdates: Transcript['qUpdates']): OutcomeRow {
+  const calls = [...((row.extra?.calls as RecordedCall[] | undefined) ?? []), ...late];
+  return { ...row, extra: { ...row.extra, ...(calls.length ? { calls } : {}), ...(qUpdates ? { qUpdates } : {}) } };
 }
 
 function builtinMethod(name: string): MethodModule {

@@ -129,6 +129,8 @@ export class ViewData {
         sim: row.retrievedSim?.[i] ?? null,
         q: row.retrievedQ?.[i] ?? null,
         qAfterEpoch: qAt(row.epoch, id),
+        // The update this very episode made at its batch's commit (runs recorded before these were kept have none).
+        qUpdate: transcript?.qUpdates?.find((u) => u.memoryId === id) ?? null,
         success: m?.success ?? null,
         content: m?.content ?? null,
         writer: writer ? { taskId: writer.taskId, taskIndex: writer.taskIndex, epoch: writer.epoch, phase: writer.phase } : null,

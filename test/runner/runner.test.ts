@@ -8,6 +8,7 @@ import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import type { MemoryRecord } from '../../src/memory/types.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
+import { readTranscripts } from '../../src/metrics/transcripts.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
@@ -69,6 +70,35 @@ describe('runner', () => {
     expect(json(b.runDir, 'metrics.json')).toEqual(json(a.runDir, 'metrics.json'));
     // The run learned something: Q moved away from its initial value for some memory.
     expect(memories(a.runDir).some((m) => m.visits > 0 && m.q !== 0)).toBe(true);
+  });
+
+  it("records in each episode's transcript the memory writer's calls and the Q updates it caused, which add up to every memory's Q", async () => {
+    const p = plan({ epochs: 3 });
+    await runBenchmark(p);
+    const byId = new Map(readTranscripts(p.runDir).map((t) => [t.id, t]));
+    const rs = readOutcomeRows(join(p.runDir, 'outcomes.jsonl')).rows;
+    // Replay every update in commit order (epoch, batch, task order = file order): each starts where the last one left.
+    const q = new Map<string, number>();
+    let updates = 0;
+    for (const r of rs) {
+      const t = byId.get((r.extra as { transcriptId: string }).transcriptId)!;
+      if (r.memoryId) {
+        const writer = t.calls.filter((c) => c.role === 'memory');
+        expect(writer.length, r.taskId).toBeGreaterThan(0);
+        expect(writer[0]!.purpose).toBeTruthy();
+        // The agent's call comes first, the writer's after it.
+        expect(t.calls[0]!.role).toBe('agent');
+      }
+      // One update per distinct injected memory, in the order injected.
+      expect((t.qUpdates ?? []).map((u) => u.memoryId)).toEqual([...new Set(r.retrievedIds)]);
+      for (const u of t.qUpdates ?? []) {
+        if (q.has(u.memoryId)) expect(u.before).toBe(q.get(u.memoryId));
+        q.set(u.memoryId, u.after);
+        updates++;
+      }
+    }
+    expect(updates).toBeGreaterThan(10);
+    for (const m of memories(p.runDir)) if (q.has(m.id)) expect(m.q).toBe(q.get(m.id));
   });
 
   it('writes one row per task and epoch, and one memory per finished training episode', async () => {

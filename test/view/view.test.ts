@@ -126,6 +126,15 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     expect(shown.at(-1)).toBe(t.calls.at(-1)!.reply);
     expect(await page.locator('#injected tbody tr').count()).toBe(row.retrievedIds.length);
     expect(await page.locator('#injected tbody tr td:first-child').allTextContents()).toEqual(row.retrievedIds);
+    // The Q update this episode made to each memory it used, and the memory writer's call after the agent's.
+    const fmt3 = (x: number): string => x.toFixed(3);
+    expect(await page.locator('#injected td.q-update').allTextContents()).toEqual(row.retrievedIds.map((id) => {
+      const u = t.qUpdates!.find((x) => x.memoryId === id)!;
+      return `${fmt3(u.before)} → ${fmt3(u.after)}`;
+    }));
+    const labels = await page.locator('#transcript > p.role').allTextContents();
+    expect(labels[0]).toMatch(/^call 1: agent/);
+    expect(labels.at(-1)).toMatch(/^call \d+: memory method: \S+/);
     const memories = new Map(readFileSync(join(memrlDir, 'memories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string }).map((m) => [m.id, m.content]));
     expect(await page.locator('#written').textContent()).toBe(memories.get(row.memoryId!));
     // What the tests said, as the evaluator reported it.
