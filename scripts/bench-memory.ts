@@ -1,12 +1,14 @@
 /**
  * Retrieval benchmark: MemoryEngine Phase A + B against a plain Float32Array
- * dot-product scan over the same bytes (the engine's own embedding matrix).
+ * dot-product scan over the same bytes (the engine's own embedding matrix), and, when
+ * python3 has numpy, numpy's float32 `K @ q` + argpartition on the same shapes.
  *
  *   npm run bench:memory                       # 1k, 10k, 100k keys × 3072 dims
  *   node dist/scripts/bench-memory.js --sizes 1000,10000 --dim 768 --queries 30
  *
- * Goal: engine / scan ≤ 1.5 at 100k × 3072.
+ * Goal: engine ≤ 1.5× numpy at 10k and 100k × 3072, with exact results.
  */
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { MemoryEngine } from '../src/memory/engine.js';
 import { defaultMemoryParams } from '../src/memory/params.js';
@@ -83,6 +85,24 @@ function plainScan4(rows: Float32Array, n: number, dim: number, q: Float32Array)
   return best;
 }
 
+/** numpy's p50 in ms for `K @ q` + argpartition at n × dim (float32), or null without python3 + numpy. */
+function numpyP50(n: number, dim: number, queries: number): number | null {
+  const code = [
+    'import sys, time',
+    'import numpy as np',
+    'n, dim, reps = map(int, sys.argv[1:4])',
+    'rng = np.random.default_rng(1)',
+    'K = rng.standard_normal((n, dim), dtype=np.float32)',
+    'ts = []',
+    'for _ in range(reps + 5):',
+    '    q = rng.standard_normal(dim, dtype=np.float32)',
+    '    t = time.perf_counter(); s = K @ q; top = np.argpartition(-s, 5)[:5]; ts.append(time.perf_counter() - t)',
+    'ts = sorted(ts[5:]); print(ts[len(ts) // 2] * 1000)',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', code, String(n), String(dim), String(queries)], { encoding: 'utf8' });
+  return r.status === 0 ? Number(r.stdout.trim()) : null;
+}
+
 function percentile(sorted: number[], p: number): number {
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
   return sorted[idx] as number;
@@ -150,6 +170,7 @@ function benchSize(n: number, args: Args): string[] {
   const s50 = percentile(scan, 0.5);
   const f50 = percentile(scan4, 0.5);
   const best = Math.min(s50, f50);
+  const np50 = numpyP50(n, dim, args.queries);
   return [
     String(n),
     fmt(e50),
@@ -160,6 +181,8 @@ function benchSize(n: number, args: Args): string[] {
     fmt(percentile(scan4, 0.95)),
     (e50 / s50).toFixed(2),
     (e50 / best).toFixed(2),
+    np50 === null ? 'n/a' : fmt(np50),
+    np50 === null ? 'n/a' : (e50 / np50).toFixed(2),
     (pool / args.queries).toFixed(1),
     (buildMs / 1000).toFixed(1),
   ];
@@ -177,13 +200,15 @@ function main(): void {
     'scan4 p95',
     'ratio vs scan',
     'ratio vs best',
+    'numpy p50',
+    'vs numpy',
     'avg pool',
     'build s',
   ];
   console.log(
     `memrl bench:memory — dim ${args.dim}, ${args.queries} timed queries after ${args.warmup} warm-up, times in ms (node ${process.version})`,
   );
-  console.log('engine = retrieve() Phase A + B (memrl, k1 5, k2 5, eps 0.1, threshold 0); scan = plain dot + max over the same Float32Array; scan4 = same with 4 accumulators');
+  console.log('engine = retrieve() Phase A + B (memrl, k1 5, k2 5, eps 0.1, threshold 0); scan = plain dot + max over the same Float32Array; scan4 = same with 4 accumulators; numpy = float32 K @ q + argpartition, same shapes (python3 with numpy)');
   const rowsOut: string[][] = [header];
   for (const n of args.sizes) {
     rowsOut.push(benchSize(n, args));

@@ -1,9 +1,15 @@
+import { DotKernel, kernelErrorBound } from './dot-kernel.js';
 import { NORM_FLOOR, norm } from './vectors.js';
+
+/** Below this many floats a scan is quick anyway: the SIMD shortlist is not worth its set-up. */
+const SIMD_MIN_FLOATS = 1 << 16;
 
 /**
  * The intent index: insertion-ordered keys, each with one embedding and a bucket
  * of memory ids. Embeddings live in one contiguous row-major Float32Array (grown
  * by doubling) with precomputed floored norms, so Phase A is a single linear scan.
+ * Where WebAssembly SIMD is available a DotKernel keeps a bfloat16 copy of the rows
+ * and the scan shortlists with it first (see search).
  */
 export class KeyIndex {
   private dim: number;
@@ -14,10 +20,16 @@ export class KeyIndex {
   private readonly texts: string[] = [];
   private readonly buckets: string[][] = [];
   private readonly byText = new Map<string, number>();
+  /** Undefined until the dimension is known; null when the SIMD kernel is unavailable or the index outgrew it. */
+  private kernel: DotKernel | null | undefined;
 
-  /** `dim` 0 means "set by the first key". `capacity` pre-allocates rows (avoids copies when the size is known). */
-  constructor(opts: { dim?: number; capacity?: number } = {}) {
+  /**
+   * `dim` 0 means "set by the first key". `capacity` pre-allocates rows (avoids copies when
+   * the size is known). `simd: false` keeps the scalar scan only (tests compare the two).
+   */
+  constructor(opts: { dim?: number; capacity?: number; simd?: boolean } = {}) {
     this.dim = opts.dim ?? 0;
+    if (opts.simd === false) this.kernel = null;
     if (opts.capacity && this.dim > 0) this.reserve(opts.capacity);
   }
 
@@ -56,6 +68,9 @@ export class KeyIndex {
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
     if (this.dim <= 0) throw new Error('KeyIndex.reserve: embedding dimension is not known yet');
+    if (this.kernel === undefined) this.kernel = DotKernel.create(this.dim);
+    // The kernel's bfloat16 copy grows alongside; past wasm32's size the index keeps the scalar scan.
+    if (this.kernel && !this.kernel.reserve(rows)) this.kernel = null;
     const matrix = new Float32Array(rows * this.dim);
     matrix.set(this.matrix.subarray(0, this.count * this.dim));
     const norms = new Float64Array(rows);
@@ -76,6 +91,7 @@ export class KeyIndex {
     if (this.count === this.capacity) this.reserve(Math.max(16, this.capacity * 2));
     const i = this.count;
     this.matrix.set(embedding, i * this.dim);
+    this.kernel?.setRow(i, this.matrix, i * this.dim);
     // Norm from the stored float32 values, so a restored index computes identical sims.
     this.norms[i] = Math.max(norm(this.matrix, i * this.dim, this.dim), NORM_FLOOR);
     this.texts.push(key);
@@ -105,13 +121,56 @@ export class KeyIndex {
     const dim = this.dim;
     if (query.length !== dim) throw new Error(`query embedding has ${query.length} dims, index has ${dim}`);
     const qn = Math.max(norm(query), NORM_FLOOR);
+    const shortlist = this.kernel && n * dim >= SIMD_MIN_FLOATS ? this.shortlist(query, qn, threshold, limit) : null;
+    return this.exactTop(query, qn, threshold, limit, shortlist);
+  }
+
+  /**
+   * The keys that can be in the exact top `limit`: every key whose kernel cosine is
+   * within the error bound ε of qualifying. A key with exact cosine ≥ threshold has a
+   * kernel cosine ≥ threshold − ε; and with T the limit-th best kernel cosine among
+   * those, at least `limit` keys have exact cosines ≥ T − ε, so a key of the exact top
+   * has a kernel cosine ≥ T − 2ε. Everything else is left out without changing the result.
+   */
+  private shortlist(query: Float32Array, qn: number, threshold: number, limit: number): Int32Array {
+    const n = this.count;
+    const dots = (this.kernel as DotKernel).dots(query, n);
+    const norms = this.norms;
+    const eps = kernelErrorBound(this.dim);
+    const floor = threshold - eps;
+    const approx = new Float64Array(n);
+    // The limit-th best kernel cosine among the keys that may pass the threshold (a small sorted list, ascending).
+    const best = new Float64Array(limit).fill(-Infinity);
+    for (let i = 0; i < n; i++) {
+      const s = (dots[i] as number) / (qn * (norms[i] as number));
+      approx[i] = s;
+      if (!(s >= floor) || !(s > (best[0] as number))) continue;
+      let j = 0;
+      while (j + 1 < limit && (best[j + 1] as number) < s) {
+        best[j] = best[j + 1] as number;
+        j++;
+      }
+      best[j] = s;
+    }
+    const cut = Math.max(floor, (best[0] as number) - 2 * eps);
+    let count = 0;
+    const picked = new Int32Array(n);
+    for (let i = 0; i < n; i++) if ((approx[i] as number) >= cut) picked[count++] = i;
+    return picked.subarray(0, count);
+  }
+
+  /** The exact scan, over every key or over a shortlist of them (in index order). */
+  private exactTop(query: Float32Array, qn: number, threshold: number, limit: number, only: Int32Array | null): { idx: number[]; sims: number[] } {
+    const dim = this.dim;
     const m = this.matrix;
     const norms = this.norms;
     const topIdx = new Int32Array(limit);
     const topSim = new Float64Array(limit);
     let filled = 0;
-    for (let i = 0, off = 0; i < n; i++, off += dim) {
-      const sim = dotRow(m, off, query, dim) / (qn * (norms[i] as number));
+    const total = only ? only.length : this.count;
+    for (let t = 0; t < total; t++) {
+      const i = only ? (only[t] as number) : t;
+      const sim = dotRow(m, i * dim, query, dim) / (qn * (norms[i] as number));
       // `!(a >= b)` also drops NaN.
       if (!(sim >= threshold)) continue;
       if (filled === limit && !(sim > (topSim[limit - 1] as number))) continue;
