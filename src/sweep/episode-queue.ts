@@ -36,6 +36,10 @@ export function episodeJobId(req: EpisodeRequest): string {
 
 interface Pending {
   job: EpisodeJob;
+  /** When this run asked for it (this process's clock, as the job's own timestamp is). */
+  since: number;
+  /** A failure left from an earlier attempt of the run was sent back to the queue once. */
+  retried?: boolean;
   resolve(r: EpisodeResult): void;
   reject(e: Error): void;
 }
@@ -55,6 +59,7 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
   const events = new QueueEvents(queue, { connection, prefix: QUEUE_PREFIX });
   await events.waitUntilReady();
   const pending = new Map<string, Pending>();
+  const inflight = new Map<string, Promise<EpisodeResult>>();
 
   const add = (id: string, job: EpisodeJob): Promise<unknown> =>
     // Results stay an hour: a run restarted meanwhile collects them instead of playing the episodes again.
@@ -73,6 +78,12 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
     if (job.finishedOn && job.returnvalue) {
       settle(id, job.returnvalue);
     } else if (job.finishedOn && job.failedReason && job.attemptsMade >= EPISODE_ATTEMPTS) {
+      // Failed before this run asked again (the fault may be fixed now, as on a local resume): once more, from zero.
+      if (job.timestamp < p.since && !p.retried) {
+        p.retried = true;
+        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        return;
+      }
       pending.delete(id);
       p.reject(new EpisodeJobFailed(`episode job ${id} failed on every attempt: ${job.failedReason}`));
     }
@@ -94,38 +105,46 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
 
   return {
     label: `${target.label} (queue ${queue})`,
-    play: (req, signal) =>
-      new Promise<EpisodeResult>((resolve, reject) => {
-        const id = episodeJobId(req);
-        const job: EpisodeJob = { ...req, run: req.runDir.split('/').at(-1) ?? req.runDir };
-        const stopped = (): void => {
-          if (pending.delete(id)) reject(new MemrlError('harness', 'stopped', 'the run was stopped'));
-        };
-        if (signal?.aborted) return stopped();
-        // Stopped: the job stays queued; a resumed run with the same retrieval collects its result.
-        signal?.addEventListener('abort', stopped, { once: true });
-        const done = (): void => signal?.removeEventListener('abort', stopped);
-        pending.set(id, {
-          job,
-          resolve: (r) => {
-            done();
-            resolve(r);
-          },
-          reject: (e) => {
-            done();
-            reject(e);
-          },
+    play: (req, signal) => {
+      if (signal?.aborted) return Promise.reject(stoppedError());
+      const id = episodeJobId(req);
+      // The same episode asked for again while in flight is the same job: one result for both.
+      let result = inflight.get(id);
+      if (!result) {
+        result = new Promise<EpisodeResult>((resolve, reject) => {
+          pending.set(id, { job: { ...req, run: req.runDir.split('/').at(-1) ?? req.runDir }, since: Date.now(), resolve, reject });
         });
+        inflight.set(id, result);
+        const forget = (): void => void inflight.delete(id);
+        result.then(forget, forget);
         // An existing id (a resumed run, or the same episode queued before) is not added twice: BullMQ keeps the first.
-        add(id, job).then(
+        add(id, pending.get(id)!.job).then(
           () => safely(id),
           () => undefined, // Redis away: the poll queues it once Redis is back
         );
-      }),
+      }
+      // Stopped: this run stops waiting; the job stays queued, and a resumed run with the same retrieval collects its result.
+      return signal ? untilAborted(result, signal) : result;
+    },
     close: async () => {
       clearInterval(poll);
+      pending.clear();
       await events.close();
       await q.close();
     },
   };
+}
+
+const stoppedError = (): Error => new MemrlError('harness', 'stopped', 'the run was stopped');
+
+/** `p`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => reject(stoppedError());
+    signal.addEventListener('abort', stop, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener('abort', stop), resolve(v)),
+      (e: unknown) => (signal.removeEventListener('abort', stop), reject(e)),
+    );
+  });
 }

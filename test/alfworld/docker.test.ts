@@ -130,7 +130,16 @@ describe.skipIf(engineReq.skip)('ALFWorld bridge in a container', () => {
     const r = await c.reset({ split: 'valid_seen', index: 0 });
     expectResetShape(r);
     expect(c.starts).toBe(2);
-    await expect(engineReq.engine!.docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    // Podman may answer 500 while the removal is still under way: give it a few seconds to finish.
+    let status: number | undefined;
+    for (let i = 0; i < 50 && status !== 404; i++) {
+      status = await engineReq.engine!.docker.getContainer(id).inspect().then(
+        () => 200,
+        (e: { statusCode?: number }) => e.statusCode,
+      );
+      if (status !== 404) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(404);
   }, 120_000);
 
   it('the real-env path with a fake alfworld package in the image: the env config and its $ALFWORLD_DATA paths pass through unchanged', async () => {

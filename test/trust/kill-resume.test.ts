@@ -132,9 +132,13 @@ describe('kill -9, then --resume until done', () => {
       }
       journaled.push(await finish(out, reference));
     }
-    // Killed after the 20th finished episode (12 validation, 8 of epoch 1): the first resume
-    // took all 20 over, the second those plus the 2 the first one finished.
-    expect(journaled[0]).toEqual([20, 22]);
+    // Killed after the 20th finished episode was journaled (12 validation, 8 of epoch 1): the
+    // first resume took all of them over, the second those plus the 2 the first one finished.
+    // At concurrency 2 the other episode's entry may share the 20th's flush (group commit):
+    // then it is on disk too, and taken over as well.
+    const [first, second] = journaled[0] as [number, number];
+    expect(first === 20 || first === 21, `first resume took over ${first}`).toBe(true);
+    expect(second - first === 2 || second - first === 3, `second resume took over ${second}`).toBe(true);
   }, 240_000);
 
   it('at random moments: ends in the state of the uninterrupted run, no task lost or run twice', async () => {
