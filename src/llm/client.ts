@@ -5,6 +5,7 @@
  * `maxRetries + 1` attempts.
  */
 import OpenAI, { AzureOpenAI } from 'openai';
+import { httpFetch } from './http-fetch.js';
 
 /** The logging shape the openai package accepts (pino loggers fit it). */
 export interface ClientLogger {
@@ -35,6 +36,7 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
     maxRetries: opts.maxRetries,
     logger: opts.logger,
     logLevel: opts.logger ? ('info' as const) : ('off' as const),
+    fetch: httpFetch,
   };
   if (opts.apiVersion) {
     const base = opts.baseURL;
