@@ -16,10 +16,10 @@ import { checkBwrap } from '../env/bwrap/check.js';
 import { openEngine } from '../env/container/engine.js';
 import { mysqlClient, mysqlSocket, START_HINT } from '../env/sql/local.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import { openEpisodeHost, runManifestTime, type EpisodeHost } from '../app/episode-host.js';
 import type { EpisodeResult } from '../runner/remote-episodes.js';
 import { Slots } from '../util/slots.js';
 import { crashPoint } from '../util/crash-point.js';
+import { EpisodeHosts } from './episode-hosts.js';
 import type { EpisodeJob } from './episode-queue.js';
 import { redisRateGates } from './redis-rate-gate.js';
 import { cellFromDisk, readSweepState, type CellState } from './state.js';
@@ -77,7 +77,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     caps.missing.set(n, 'turned off with --without');
   }
   const name = opts.name ?? `${hostname()}:${process.pid}`;
-  for (const n of ALL_NEEDS) if (!caps.have.has(n)) opts.log(`worker ${name}: leaving cells that need ${n} to other workers: ${caps.missing.get(n)}\n`);
+  for (const n of ALL_NEEDS) if (!caps.have.has(n)) opts.log(`worker ${name}: leaving cells and episodes that need ${n} to other workers: ${caps.missing.get(n)}\n`);
+  // One rate limit per endpoint for every process of a run or sweep, kept in Redis.
+  const gates = redisRateGates(target);
   const queues = queuesFor(caps.have);
   const episodeQueues = queuesFor(caps.have, 'episodes');
   const can = ALL_NEEDS.filter((n) => caps.have.has(n));
@@ -98,33 +100,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const after = cellFromDisk(sweepDir, plan);
     return { ...after, worker: name, ...(end.result?.failure ? { status: 'failed' as const, error: end.result.failure } : {}) };
   };
-  // One rate limit per endpoint for every process of a run or sweep, kept in Redis.
-  const gates = redisRateGates(target);
-  const hosts = new Map<string, Promise<EpisodeHost>>();
-  /** The run's host, opened once; again when run.json changed (the run was resumed, maybe with new settings). */
-  const hostFor = async (runDir: string): Promise<EpisodeHost> => {
-    const open = hosts.get(runDir);
-    if (open) {
-      const host = await open.catch(() => undefined);
-      if (host && host.openedAt === runManifestTime(runDir)) return host;
-      hosts.delete(runDir);
-      await host?.close().catch(() => undefined);
-    }
-    const opening = openEpisodeHost(runDir, { registry: opts.registry, worker: name, rateGates: gates.factory });
-    hosts.set(runDir, opening);
-    opening.then(
-      () => opts.log(`worker ${name}: playing episodes of ${runDir}\n`),
-      () => hosts.delete(runDir), // the next job tries again (and fails in its own words)
-    );
-    return opening;
-  };
+  const hosts = new EpisodeHosts({ registry: opts.registry, worker: name, rateGates: gates.factory, onOpen: (runDir) => opts.log(`worker ${name}: playing episodes of ${runDir}\n`) });
   const episodeSlots = new Slots(opts.episodes);
   const playEpisode = (job: Job<EpisodeJob>): Promise<EpisodeResult> =>
     episodeSlots.run(async () => {
       crashPoint('episode-job');
       if (!existsSync(job.data.runDir)) throw new UserError(`${job.data.runDir}: run folder not found on ${name}; workers need the run folder at the same path (a shared filesystem, docs/scale.md)`);
-      const host = await hostFor(job.data.runDir);
-      return host.play(job.data);
+      return hosts.play(job.data);
     });
   const episodeWorkers = episodeQueues.map(
     (q) =>
@@ -161,7 +143,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     close: async () => {
       await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
-      for (const h of hosts.values()) await h.then((x) => x.close()).catch(() => undefined);
+      await hosts.closeAll();
       await gates.close();
     },
   };
