@@ -24,6 +24,8 @@ export class EpisodeHosts {
     private readonly opts: HostOptions & { onOpen?(runDir: string): void },
     /** Close a host this long after its last episode. */
     private readonly idleMs = 60_000,
+    /** How a host is opened (tests give their own). */
+    private readonly openHost: typeof openEpisodeHost = openEpisodeHost,
   ) {}
 
   async play(req: EpisodeRequest): Promise<EpisodeResult> {
@@ -51,7 +53,7 @@ export class EpisodeHosts {
       if (host && host.openedAt === runManifestTime(runDir)) return current;
       this.retire(runDir, current);
     }
-    const entry: Entry = { host: openEpisodeHost(runDir, this.opts), active: 0, retired: false };
+    const entry: Entry = { host: this.openHost(runDir, this.opts), active: 0, retired: false };
     this.open.set(runDir, entry);
     entry.host.then(
       () => this.opts.onOpen?.(runDir),
