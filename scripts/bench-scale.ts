@@ -77,7 +77,8 @@ async function main(): Promise<void> {
   try {
     await new Promise((r) => setTimeout(r, 300));
     console.log(`loopback server: every chat reply after ${DELAY_S * 1000} ms; arithmetic plug-in, method memrl, 1 epoch; ${SLOTS} episodes at once per worker`);
-    console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit');
+    // steady: batches 2 and 3 only (from the end of the first batch to the end of the last), without the run's start-up.
+    console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
     for (const workers of [1, 2, 4]) {
       const slots = workers * SLOTS;
       // Three whole batches of 16 rounds (9.6 s ideal): no short last batch.
@@ -97,13 +98,19 @@ async function main(): Promise<void> {
         );
         const calls = server.calls() - before;
         const runDir = join(out, 'arithmetic', readdirSync(join(out, 'arithmetic'))[0]!);
-        const rows = readFileSync(join(runDir, 'outcomes.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+        const finished = readFileSync(join(runDir, 'outcomes.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => Date.parse((JSON.parse(l) as { finishedAt: string }).finishedAt));
+        const rows = finished.length;
+        const endOf = (from: number, to: number): number => Math.max(...finished.slice(from, to));
+        const steady = (rows - batch) / ((endOf(0, rows) - endOf(0, batch)) / 1000);
         // The agent's calls happen on the workers; the memory writer's (one per task) in the run's process.
         const agentCalls = calls - rows;
         const limit = slots / ((agentCalls / rows) * DELAY_S);
         const rate = rows / wall;
         console.log(
-          `${String(workers).padStart(7)}  ${String(rows).padStart(8)}  ${String(calls).padStart(5)}  ${wall.toFixed(2).padStart(6)}  ${rate.toFixed(2).padStart(10)}  ${limit.toFixed(2).padStart(7)}  ${((100 * rate) / limit).toFixed(1).padStart(5)}%`,
+          `${String(workers).padStart(7)}  ${String(rows).padStart(8)}  ${String(calls).padStart(5)}  ${wall.toFixed(2).padStart(6)}  ${rate.toFixed(2).padStart(10)}  ${limit.toFixed(2).padStart(7)}  ${((100 * rate) / limit).toFixed(1).padStart(5)}%  ${steady.toFixed(2).padStart(8)}  ${((100 * steady) / limit).toFixed(1).padStart(6)}%`,
         );
       } finally {
         for (const p of procs) p.kill('SIGTERM');
