@@ -1,4 +1,4 @@
-/** `memrl doctor`'s checks: every registered benchmark's local checks and the sweep queue's Redis, then the engine and every image they may use. */
+/** `memrl doctor`'s checks: every registered benchmark's local checks and the queue's Redis, then the engine and every image they may use. */
 import type { EvaluatorSettings } from '../config/types.js';
 import type { DoctorCheck } from '../core/benchmark.js';
 import type { ImageCheck } from '../doctor/docker.js';
@@ -9,7 +9,7 @@ export async function doctorChecks(registry: Registry, evaluator: EvaluatorSetti
   if (only !== 'docker') {
     for (const b of registry.benchmarks) if (b.doctor?.local) checks.push(...(await b.doctor.local(evaluator)));
     const { probeRedis } = await import('../doctor/probes.js');
-    checks.push({ backend: 'local', part: 'sweep queue', ...probeRedis() });
+    checks.push({ backend: 'local', part: 'queue (sweep, run --queue, worker)', ...probeRedis() });
   }
   if (only !== 'local') {
     const docker = evaluator.docker;

@@ -49,7 +49,7 @@ export async function probeEnv<K extends EnvKind>(kind: K, backend: 'local' | 'd
 /** Redis for `memrl sweep --queue` and `memrl worker`: the server binary, and whether one answers here. */
 export function probeRedis(): Outcome {
   const v = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (v.status !== 0) return { ok: false, detail: 'redis-server not installed (memrl sweep --queue and memrl worker need a Redis): bash scripts/setup.sh redis' };
+  if (v.status !== 0) return { ok: false, detail: 'redis-server not installed (memrl sweep --queue, memrl run --queue and memrl worker need a Redis): bash scripts/setup.sh redis' };
   const version = /v=(\S+)/.exec(v.stdout)?.[1] ?? 'unknown version';
   const ping = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'], { encoding: 'utf8', timeout: 3000 });
   return ping.stdout?.includes('PONG')
