@@ -236,8 +236,8 @@ function Memory(p: { n: number; id: string }): El {
     data.qOverTime.length ? h('table', { id: 'q-over-time' }, [h('tr', null, data.qOverTime.map((x: Json) => h('th', null, `e${x.epoch}`))), h('tr', null, data.qOverTime.map((x: Json) => h('td', null, fmt(x.q))))]) : h('p', { class: 'note' }, 'No Q history in this run (an older memrl).'),
     h('h3', null, `Episodes that used it (${data.uses.length})`),
     h('table', { id: 'uses' }, [
-      h('thead', null, h('tr', null, ['episode', 'outcome', 'Q then', 'similarity'].map((c) => h('th', null, c)))),
-      h('tbody', null, data.uses.map((u: Json) => h('tr', null, [h('td', null, h('a', { href: `#/run/${p.n}/ep/${u.phase}/${u.epoch}/${u.taskIndex}` }, `${u.taskId} · ${u.phase} e${u.epoch}`)), h('td', { class: u.status }, u.status), h('td', null, fmt(u.q)), h('td', null, fmt(u.sim))]))),
+      h('thead', null, h('tr', null, ['episode', 'outcome', 'Q then', 'Q after its update', 'similarity'].map((c) => h('th', null, c)))),
+      h('tbody', null, data.uses.map((u: Json) => h('tr', null, [h('td', null, h('a', { href: `#/run/${p.n}/ep/${u.phase}/${u.epoch}/${u.taskIndex}` }, `${u.taskId} · ${u.phase} e${u.epoch}`)), h('td', { class: u.status }, u.status), h('td', null, fmt(u.q)), h('td', { class: 'q-after' }, fmt(u.qAfter)), h('td', null, fmt(u.sim))]))),
     ]),
     h('h3', null, 'Content'),
     h('pre', null, m.content ?? ''),

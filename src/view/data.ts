@@ -161,7 +161,11 @@ export class ViewData {
     });
     const uses = r.folder.rows.flatMap((row) => {
       const i = row.retrievedIds.indexOf(id);
-      return i < 0 ? [] : [{ taskId: row.taskId, taskIndex: row.taskIndex, epoch: row.epoch, phase: row.phase, status: row.status, success: row.success, q: row.retrievedQ?.[i] ?? null, sim: row.retrievedSim?.[i] ?? null }];
+      if (i < 0) return [];
+      // The Q this episode's outcome gave the memory at its commit (validation episodes give none).
+      const tid = (row.extra as { transcriptId?: string } | undefined)?.transcriptId;
+      const update = (tid && r.transcripts?.get(tid)?.qUpdates?.find((u) => u.memoryId === id)) || null;
+      return [{ taskId: row.taskId, taskIndex: row.taskIndex, epoch: row.epoch, phase: row.phase, status: row.status, success: row.success, q: row.retrievedQ?.[i] ?? null, qAfter: update ? update.after : null, sim: row.retrievedSim?.[i] ?? null }];
     });
     return { run: this.runs()[n], memory: m ?? { id }, writer: writer ? { taskId: writer.taskId, taskIndex: writer.taskIndex, epoch: writer.epoch, phase: writer.phase, status: writer.status } : null, qOverTime, uses };
   }

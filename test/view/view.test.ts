@@ -148,6 +148,15 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     const id = row.retrievedIds[0]!;
     const uses = rowsOf(memrlDir).filter((r) => r.retrievedIds.includes(id));
     expect(await page.locator('#uses tbody tr').count()).toBe(uses.length);
+    // Q after each use's own update, from its transcript: the memory's Q step by step.
+    const transcripts = new Map(readTranscripts(memrlDir).map((x) => [x.id, x]));
+    expect(await page.locator('#uses td.q-after').allTextContents()).toEqual(
+      uses.map((u) => {
+        const up = transcripts.get(u.extra!.transcriptId as string)?.qUpdates?.find((x) => x.memoryId === id);
+        return up ? up.after.toFixed(3) : '–';
+      }),
+    );
+    expect(uses.some((u) => u.phase === 'train')).toBe(true);
     const history = readFileSync(join(memrlDir, 'q-history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ids: string[] });
     expect(await page.locator('#q-over-time th').count()).toBe(history.filter((h) => h.ids.includes(id)).length);
   });
