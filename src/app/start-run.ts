@@ -169,6 +169,18 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const ledger = new UsageLedger({ prices, meter });
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
 
+  const queued = options.episodeQueue ? await options.episodeQueue({ runDir, benchmark: bench.name, config: cfg.config }) : undefined;
+  // Replies a worker got live go into this run's own recording, as if this process had made the calls.
+  const episodes: EpisodeDispatcher | undefined = queued && {
+    label: queued.label,
+    play: async (req, signal) => {
+      const res = await queued.play(req, signal);
+      for (const e of res.replies) cacheLayers.record[0]?.put(e);
+      return res;
+    },
+    close: () => queued.close(),
+  };
+
   const defaults: ReporterMap = fileReporters(runDir);
   defaults.set('log', runLog);
   defaults.set('progress', new ProgressReporter(io.tty));
@@ -183,24 +195,11 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       epochs: cfg.run.epochs,
       runDir,
       logFile,
-      notes: cfg.notes,
+      notes: queued ? [...cfg.notes, `episodes are played by workers on ${queued.label}; memory and results stay here`] : cfg.notes,
       validation: cfg.run.runValidation,
     }),
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
-
-  const queued = options.episodeQueue ? await options.episodeQueue({ runDir, benchmark: bench.name, config: cfg.config }) : undefined;
-  if (queued) io.err(`episodes: played by workers on ${queued.label}; memory and results stay here\n`);
-  // Replies a worker got live go into this run's own recording, as if this process had made the calls.
-  const episodes: EpisodeDispatcher | undefined = queued && {
-    label: queued.label,
-    play: async (req, signal) => {
-      const res = await queued.play(req, signal);
-      for (const e of res.replies) cacheLayers.record[0]?.put(e);
-      return res;
-    },
-    close: () => queued.close(),
-  };
 
   const run = async (): Promise<RunEnd> => {
     try {

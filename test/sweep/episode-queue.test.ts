@@ -93,7 +93,7 @@ describe.skipIf(SKIP_REDIS)('memrl run --queue: episodes on memrl workers', () =
     // One episode at a time each: a batch of three needs all three workers.
     const ws = await Promise.all(['w1', 'w2', 'w3'].map((n) => startWorker(redis, n, ['--episodes', '1'])));
     const r = await memrl([...ARGS, '--output-dir', 'three', '--queue', redis.url]);
-    expect(r.stderr).toMatch(/episodes: played by workers on redis:\/\/127\.0\.0\.1:\d+ \(queue episodes\)/);
+    expect(r.stderr).toMatch(/note: episodes are played by workers on redis:\/\/127\.0\.0\.1:\d+ \(queue episodes\)/);
     expect(r.stderr).toMatch(/done: 3\/3/);
     expect(firstDifference(finalState(runFolder('three')), reference)).toBeUndefined();
     for (const w of ws) expect(w.log()).toContain(`playing episodes of ${runFolder('three')}`);
