@@ -12,26 +12,15 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../src/util/free-port.js';
 import { startLoopback } from './bench-loopback.js';
 
 const DELAY_S = 0.2;
 const SLOTS = 8;
 const BIN = resolve('bin/memrl.js');
 const PLUGIN = resolve('examples/plugins/arithmetic/index.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-    s.on('error', fail);
-  });
-}
 
 async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;

@@ -28,7 +28,7 @@ import { chatCacheIdentity, liveChatModel, modelLabelOf } from './run-models.js'
 
 export interface EpisodeHost {
   /** run.json's modification time when opened: a resumed run (which rewrites it) is opened again. */
-  readonly openedAt: number;
+  readonly openedAt: number | null;
   play(req: EpisodeRequest): Promise<EpisodeResult>;
   close(): Promise<void>;
 }
@@ -42,8 +42,13 @@ export interface HostOptions {
   log?: Logger;
 }
 
-export function runManifestTime(runDir: string): number {
-  return statSync(join(runDir, 'run.json')).mtimeMs;
+/** When run.json was last written; null when it is gone (opening the run then says why). */
+export function runManifestTime(runDir: string): number | null {
+  try {
+    return statSync(join(runDir, 'run.json')).mtimeMs;
+  } catch {
+    return null;
+  }
 }
 
 export async function openEpisodeHost(runDir: string, opts: HostOptions): Promise<EpisodeHost> {

@@ -27,7 +27,7 @@ const WASM = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
 /** wasm32's 4 GiB, less some room: beyond it the index stays on the scalar scan. */
-export const KERNEL_MAX_BYTES = 4 * 1024 ** 3 - 64 * PAGE;
+const KERNEL_MAX_BYTES = 4 * 1024 ** 3 - 64 * PAGE;
 
 let compiled: object | null | undefined;
 

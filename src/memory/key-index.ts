@@ -132,18 +132,17 @@ export class KeyIndex {
    * those, at least `limit` keys have exact cosines ≥ T − ε, so a key of the exact top
    * has a kernel cosine ≥ T − 2ε. Everything else is left out without changing the result.
    */
-  private shortlist(query: Float32Array, qn: number, threshold: number, limit: number): Int32Array {
+  private shortlist(query: Float32Array, qn: number, threshold: number, limit: number): number[] {
     const n = this.count;
     const dots = (this.kernel as DotKernel).dots(query, n);
     const norms = this.norms;
     const eps = kernelErrorBound(this.dim);
     const floor = threshold - eps;
-    const approx = new Float64Array(n);
+    const approx = (i: number): number => (dots[i] as number) / (qn * (norms[i] as number));
     // The limit-th best kernel cosine among the keys that may pass the threshold (a small sorted list, ascending).
     const best = new Float64Array(limit).fill(-Infinity);
     for (let i = 0; i < n; i++) {
-      const s = (dots[i] as number) / (qn * (norms[i] as number));
-      approx[i] = s;
+      const s = approx(i);
       if (!(s >= floor) || !(s > (best[0] as number))) continue;
       let j = 0;
       while (j + 1 < limit && (best[j + 1] as number) < s) {
@@ -153,14 +152,14 @@ export class KeyIndex {
       best[j] = s;
     }
     const cut = Math.max(floor, (best[0] as number) - 2 * eps);
-    let count = 0;
-    const picked = new Int32Array(n);
-    for (let i = 0; i < n; i++) if ((approx[i] as number) >= cut) picked[count++] = i;
-    return picked.subarray(0, count);
+    // A second pass over the scores still in the kernel's memory: no per-query array of n.
+    const picked: number[] = [];
+    for (let i = 0; i < n; i++) if (approx(i) >= cut) picked.push(i);
+    return picked;
   }
 
   /** The exact scan, over every key or over a shortlist of them (in index order). */
-  private exactTop(query: Float32Array, qn: number, threshold: number, limit: number, only: Int32Array | null): { idx: number[]; sims: number[] } {
+  private exactTop(query: Float32Array, qn: number, threshold: number, limit: number, only: readonly number[] | null): { idx: number[]; sims: number[] } {
     const dim = this.dim;
     const m = this.matrix;
     const norms = this.norms;

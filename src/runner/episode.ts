@@ -32,7 +32,7 @@ export async function playEpisode<T extends TaskBase>(
   // Every call as sent and answered: the episode's transcript (transcripts.jsonl.gz).
   const calls: RecordedCall[] = [];
   const counted = (m: ChatModel, role: RecordedCall['role']): ChatModel =>
-    recording(m, () => role, (call) => {
+    recording(m, role, (call) => {
       if (call.cached) cacheHits++;
       calls.push(call);
     });
@@ -58,12 +58,11 @@ export async function playEpisode<T extends TaskBase>(
 }
 
 /** `m`, with every call as sent and answered (or failed) handed to `record`. */
-export function recording(m: ChatModel, roleOf: (req: ChatRequest) => RecordedCall['role'], record: (call: RecordedCall, req: ChatRequest) => void): ChatModel {
+export function recording(m: ChatModel, role: RecordedCall['role'], record: (call: RecordedCall, req: ChatRequest) => void): ChatModel {
   return {
     label: m.label,
     simulated: m.simulated,
     chat: async (req, signal) => {
-      const role = roleOf(req);
       const messages = req.messages.map((x) => ({ role: x.role, content: x.content }));
       const purpose = role === 'memory' && req.tags.purpose ? { purpose: req.tags.purpose } : {};
       try {

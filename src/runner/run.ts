@@ -194,14 +194,10 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     methodCalls.delete(key);
     return calls;
   };
-  const methodModel = recording(
-    model,
-    () => 'memory',
-    (call, req) => {
-      const key = attemptKey(req.tags.phase, req.tags.epoch, req.tags.taskId);
-      methodCalls.set(key, [...(methodCalls.get(key) ?? []), call]);
-    },
-  );
+  const methodModel = recording(model, 'memory', (call, req) => {
+    const key = attemptKey(req.tags.phase, req.tags.epoch, req.tags.taskId);
+    methodCalls.set(key, [...(methodCalls.get(key) ?? []), call]);
+  });
   const method: MethodInstance = await methodModule.create({
     benchmark: bench.name,
     settings: plan.methodSettings,
@@ -370,24 +366,24 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
 
   /**
    * Rows of a committed batch or pass, validated, in task order; transcripts move to their
-   * own file, with the Q updates each episode caused and the method's calls made at commit.
+   * own file.
    */
   const commitRows = (records: readonly EpisodeRecord[], qUpdates: ReadonlyMap<number, NonNullable<Transcript['qUpdates']>> = new Map()): void => {
     const committed: OutcomeRow[] = [];
     const traces: Trace[] = [];
     const transcripts: Transcript[] = [];
-    for (const [i, { row: r0 }] of records.entries()) {
-      const late = takeMethodCalls(r0.phase, r0.epoch, r0.taskId);
-      const q = qUpdates.get(i);
-      const r = late.length || q ? withTranscriptExtras(r0, late, q) : r0;
+    for (const [i, { row: r }] of records.entries()) {
       let row = r;
       if (r.extra && 'transcript' in r.extra) {
         const { transcript, ...extra } = r.extra;
         traces.push({ taskId: r.taskId, taskIndex: r.taskIndex, epoch: r.epoch, phase: r.phase, transcript });
         row = { ...row, extra };
       }
-      if (row.extra && ('calls' in row.extra || 'evaluatorOutput' in row.extra || 'qUpdates' in row.extra)) {
-        const { calls, evaluatorOutput, qUpdates: qu, ...extra } = row.extra as Record<string, unknown> & { qUpdates?: Transcript['qUpdates'] };
+      // The method's calls made at commit (Mem0's extraction) and the Q updates the episode caused join its record.
+      const late = takeMethodCalls(r.phase, r.epoch, r.taskId);
+      const q = qUpdates.get(i);
+      if ((row.extra && ('calls' in row.extra || 'evaluatorOutput' in row.extra)) || late.length || q) {
+        const { calls, evaluatorOutput, ...extra } = row.extra ?? {};
         const id = transcriptId(r.phase, r.epoch, r.taskIndex);
         transcripts.push({
           id,
@@ -395,9 +391,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
           taskIndex: r.taskIndex,
           epoch: r.epoch,
           phase: r.phase,
-          calls: (calls as RecordedCall[] | undefined) ?? [],
+          calls: [...((calls as RecordedCall[] | undefined) ?? []), ...late],
           ...(evaluatorOutput !== undefined ? { evaluatorOutput } : {}),
-          ...(qu ? { qUpdates: qu } : {}),
+          ...(q ? { qUpdates: q } : {}),
         });
         row = { ...row, extra: { ...extra, transcriptId: id } };
       }
@@ -568,12 +564,6 @@ function withMethodCalls(row: OutcomeRow, before: RecordedCall[], after: Recorde
   if (before.length === 0 && after.length === 0) return row;
   const calls = [...before, ...((row.extra?.calls as RecordedCall[] | undefined) ?? []), ...after];
   return { ...row, extra: { ...row.extra, calls } };
-}
-
-/** The row with the method's late calls appended to its calls and the Q updates it caused (both end up in its transcript). */
-function withTranscriptExtras(row: OutcomeRow, late: RecordedCall[], qUpdates: Transcript['qUpdates']): OutcomeRow {
-  const calls = [...((row.extra?.calls as RecordedCall[] | undefined) ?? []), ...late];
-  return { ...row, extra: { ...row.extra, ...(calls.length ? { calls } : {}), ...(qUpdates ? { qUpdates } : {}) } };
 }
 
 function builtinMethod(name: string): MethodModule {

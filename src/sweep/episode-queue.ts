@@ -20,10 +20,8 @@ import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner
 import { MemrlError } from '../util/errors.js';
 import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
 
-export interface EpisodeJob extends EpisodeRequest {
-  /** The run's name (for worker logs). */
-  run: string;
-}
+/** A job's data: the request as the run made it. */
+export type EpisodeJob = EpisodeRequest;
 
 /** Attempts of one episode job before the run records it as an error (a worker crash is not a failed attempt: it stalls). */
 export const EPISODE_ATTEMPTS = 3;
@@ -112,13 +110,13 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       let result = inflight.get(id);
       if (!result) {
         result = new Promise<EpisodeResult>((resolve, reject) => {
-          pending.set(id, { job: { ...req, run: req.runDir.split('/').at(-1) ?? req.runDir }, since: Date.now(), resolve, reject });
+          pending.set(id, { job: req, since: Date.now(), resolve, reject });
         });
         inflight.set(id, result);
         const forget = (): void => void inflight.delete(id);
         result.then(forget, forget);
         // An existing id (a resumed run, or the same episode queued before) is not added twice: BullMQ keeps the first.
-        add(id, pending.get(id)!.job).then(
+        add(id, req).then(
           () => safely(id),
           () => undefined, // Redis away: the poll queues it once Redis is back
         );

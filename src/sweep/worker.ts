@@ -105,41 +105,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const playEpisode = (job: Job<EpisodeJob>): Promise<EpisodeResult> =>
     episodeSlots.run(async () => {
       crashPoint('episode-job');
-      if (!existsSync(job.data.runDir)) throw new UserError(`${job.data.runDir}: run folder not found on ${name}; workers need the run folder at the same path (a shared filesystem, docs/scale.md)`);
       return hosts.play(job.data);
     });
-  const episodeWorkers = episodeQueues.map(
-    (q) =>
-      new Worker<EpisodeJob, EpisodeResult>(q, playEpisode, {
-        connection: { ...target.connection, maxRetriesPerRequest: null },
-        prefix: QUEUE_PREFIX,
-        concurrency: opts.episodes,
-        // Episodes are short: a dead worker's jobs go to another one within ~15 s.
-        lockDuration: 10_000,
-        stalledInterval: 5_000,
-        maxStalledCount: 5,
-      }),
-  );
-  for (const w of episodeWorkers) {
-    w.on('failed', (job, err) => opts.log(`worker ${name}: episode ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${err.message}\n`));
-    w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
-  }
-  const workers = queues.map(
-    (q) =>
-      new Worker<CellJob, CellState>(q, runCell, {
-        connection: { ...target.connection, maxRetriesPerRequest: null },
-        prefix: QUEUE_PREFIX,
-        concurrency: opts.concurrency,
-        // A cell runs for minutes to hours: the lock is renewed while it runs; a dead worker's lapses in 30 s.
-        lockDuration: 30_000,
-        stalledInterval: 15_000,
-        maxStalledCount: 3,
-      }),
-  );
-  for (const w of workers) {
-    w.on('failed', (job, err) => opts.log(`worker ${name}: cell ${job?.data.cellId ?? '?'} failed: ${err.message}\n`));
-    w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
-  }
+  /** One BullMQ worker per queue, its failures in this worker's log. */
+  const serve = <D, R>(names: string[], processor: (job: Job<D>) => Promise<R>, locks: { concurrency: number; lockDuration: number; stalledInterval: number; maxStalledCount: number }, what: (job: Job<D> | undefined) => string): Worker<D, R>[] =>
+    names.map((q) => {
+      const w = new Worker<D, R>(q, processor, { connection: { ...target.connection, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX, ...locks });
+      w.on('failed', (job, err) => opts.log(`worker ${name}: ${what(job)} failed: ${err.message}\n`));
+      w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
+      return w;
+    });
+  // Episodes are short: a dead worker's jobs go to another one within ~15 s.
+  const episodeWorkers = serve(episodeQueues, playEpisode, { concurrency: opts.episodes, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 }, (job) => `episode ${job?.id ?? '?'} (attempt ${job?.attemptsMade ?? '?'})`);
+  // A cell runs for minutes to hours: the lock is renewed while it runs; a dead worker's lapses in 30 s.
+  const workers = serve(queues, runCell, { concurrency: opts.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 }, (job) => `cell ${job?.data.cellId ?? '?'}`);
   return {
     close: async () => {
       await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));

@@ -4,8 +4,8 @@
  * Under CI=true a missing binary fails; elsewhere the suites skip with the reason.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll } from 'vitest';
+import { freePort } from '../../src/util/free-port.js';
 import { eventually } from './processes.js';
 import { IN_CI } from './require-engine.js';
 
@@ -18,17 +18,6 @@ const started: ChildProcess[] = [];
 afterAll(() => {
   for (const p of started.splice(0)) p.kill('SIGKILL');
 });
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export interface RedisServer {
   url: string;

@@ -54,7 +54,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     try {
       const end = await handle.done;
       // --resume alone restores every setting of the run (and its plug-ins).
-      const queueHint = queueUrl ? ` --queue ${(await import('../../sweep/queue.js')).queueTarget(queueUrl).label}` : '';
+      const queueHint = distributed ? ` --queue ${distributed.label}` : '';
       const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${queueHint}${extra}`;
       if (end.budgetCut !== undefined) {
         process.stderr.write(`stopped by the budget (${end.budgetCut}); ${resumeHint(` ${end.budget!.flag} <more>`)}\n`);
@@ -96,7 +96,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
  * `--queue`: Redis must answer now (one line within 10 s if not). The run's episodes go
  * to the queue of what they need; its endpoint rate limit is kept in Redis, shared with the workers.
  */
-async function distributedParts(url: string): Promise<{ episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
+async function distributedParts(url: string): Promise<{ label: string; episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
   const { checkReachable, queueTarget, queueName, cellNeeds } = await import('../../sweep/queue.js');
   const target = queueTarget(url);
   await checkReachable(target);
@@ -104,6 +104,8 @@ async function distributedParts(url: string): Promise<{ episodeQueue: NonNullabl
   const { redisRateGates } = await import('../../sweep/redis-rate-gate.js');
   const gates = redisRateGates(target);
   return {
+    // The URL with its password hidden: safe to print in the resume hint.
+    label: target.label,
     episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes')),
     rateGates: gates.factory,
     close: () => gates.close(),
