@@ -33,10 +33,10 @@ export interface GoldEvaluatorFlags {
 }
 
 /** memrl.evaluator of --config (or the defaults) with the flags on top; --image replaces the image `slot`. */
-export function goldEvaluator(flags: GoldEvaluatorFlags, ctx: GoldCheckContext, slot: string): { backend: 'local' | 'docker'; docker: DockerSettings } {
+export function goldEvaluator(flags: GoldEvaluatorFlags, ctx: GoldCheckContext, slot: string): { backend: 'local' | 'docker'; docker: DockerSettings; forkServer: boolean } {
   // A gold check calls no model, so a config without its API key at hand is fine (inspect mode).
   const ev = ctx.loadConfig(flags.config, { ...(flags.evaluator ? { evaluator: flags.evaluator } : {}), ...(flags.dockerHost ? { dockerHost: flags.dockerHost } : {}) }).evaluator;
-  return { backend: ev.backend, docker: flags.image ? { ...ev.docker, images: { ...ev.docker.images, [slot]: flags.image } } : ev.docker };
+  return { backend: ev.backend, docker: flags.image ? { ...ev.docker, images: { ...ev.docker.images, [slot]: flags.image } } : ev.docker, forkServer: ev.forkServer };
 }
 
 /** A comma-separated id list flag. */

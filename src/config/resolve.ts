@@ -133,6 +133,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
       bcbMode: ev.bcb_mode,
       evalTimeoutS: ev.eval_timeout,
       hardTimeoutS: ev.hard_timeout,
+      forkServer: ev.fork_server,
       docker: {
         host: ev.docker.host,
         images: { ...ev.docker.images },

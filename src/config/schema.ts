@@ -363,6 +363,10 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
           .describe('BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench\'s official evaluator. CLI: --bcb-mode.'),
         eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds. CLI: --eval-timeout.'),
         hard_timeout: num(z.number().positive()).default(120).describe('BCB: hard kill after this many seconds. CLI: --untrusted-hard-timeout.'),
+        fork_server: z
+          .boolean()
+          .default(true)
+          .describe('BCB: run each test in a child forked from a warm interpreter that has the libraries imported, in the sandbox or container (the same isolation and verdicts, faster); false = a fresh interpreter per test. CLI: --fork-server / --no-fork-server.'),
         docker: z
           .object({
             host: z

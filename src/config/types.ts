@@ -83,6 +83,8 @@ export interface EvaluatorSettings {
   bcbMode: 'reference' | 'calibrated';
   evalTimeoutS: number;
   hardTimeoutS: number;
+  /** BCB tests in children of warm fork servers (local sandbox). */
+  forkServer: boolean;
   docker: DockerSettings;
 }
 

@@ -4,6 +4,8 @@
  * for the run manifest, and the release of everything it holds.
  */
 
+import type { Readable, Writable } from 'node:stream';
+
 /** The two places untrusted things run: on this machine (namespaces, a local server, a child process) or in containers. */
 export type EnvBackendName = 'local' | 'docker';
 
@@ -20,4 +22,22 @@ export interface OpenedEnv {
   describe(): Promise<Record<string, unknown>>;
   /** Releases everything still held (containers, sessions, processes). The backend is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/**
+ * A long-lived peer process we talk to over its stdio: a bridge, a fork server. A
+ * child process of ours (in a sandbox or not) or a container's main process.
+ */
+export interface PeerProcess {
+  /** For logs: { pid } or { container }. */
+  readonly where: Record<string, string | number>;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves once the process is gone, with why ("killed by SIGKILL", "exited with code 1"). */
+  readonly exited: Promise<string>;
+  /** False once it ended or its stdin can no longer be written. */
+  readonly running: boolean;
+  /** Stops it at once and releases what it holds (a container is removed). Idempotent, never throws. */
+  stop(): Promise<void>;
 }

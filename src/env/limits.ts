@@ -105,6 +105,24 @@ export const FONTLIST_MAX_BYTES = 32 * MiB;
 /** Bytes kept of a helper's output (probes print one JSON line). */
 export const HELPER_OUTPUT_BYTES = 1 * MiB;
 
+/**
+ * The fork server of warm test runs (env/python-tests/fork-server.ts): runs per
+ * server before it is replaced, how long an idle one is kept, how long its warm-up
+ * (imports) may take, the margin of our backstop over a run's own timeout, the
+ * longest reply line, and the server's own CPU limit (each test child gets the run's).
+ */
+export const FORK_SERVER = {
+  runsPerServer: 200,
+  idleMs: 30_000,
+  warmTimeoutMs: 180_000,
+  replyMarginMs: 15_000,
+  maxReplyBytes: 64 * MiB,
+  serverCpuSeconds: 1_000_000,
+  /** A fork server's container gets a test container's memory and process limits plus these, for the server and its templates. */
+  containerExtraMb: 1024,
+  containerExtraPids: 16,
+} as const;
+
 // ---------------------------------------------------------------------------
 // The root shell (throwaway system per task): local rootfs sandbox and container.
 // ---------------------------------------------------------------------------

@@ -29,7 +29,11 @@ afterAll(async () => {
 
 for (const b of backends) {
   expectAvailable(b);
-  const evaluator = createBcbEvaluator({ backend: b.backend, docker, concurrency: 1 });
-  evaluators.push(evaluator);
-  defineEscapeSuite(b.backend === 'local' ? 'local bubblewrap' : b.backend, () => (task, code, opts) => evaluator.evaluate(task, code, opts), { skip: b.skip });
+  // Each backend twice: tests in children of a warm fork server (the default), and a fresh interpreter per test.
+  for (const forkServer of [true, false]) {
+    const evaluator = createBcbEvaluator({ backend: b.backend, docker, concurrency: 1, forkServer });
+    evaluators.push(evaluator);
+    const label = `${b.backend === 'local' ? 'local bubblewrap' : b.backend}${forkServer ? ' (fork server)' : ' (fresh interpreter)'}`;
+    defineEscapeSuite(label, () => (task, code, opts) => evaluator.evaluate(task, code, opts), { skip: b.skip });
+  }
 }

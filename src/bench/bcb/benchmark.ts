@@ -74,6 +74,6 @@ export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): 
       eval: { mode: cfg.evaluator.bcbMode, timeoutSec },
       fidelity: cfg.fidelity,
     },
-    evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec },
+    evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec, forkServer: cfg.evaluator.forkServer },
   });
 }

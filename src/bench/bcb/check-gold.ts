@@ -22,6 +22,8 @@ export interface CheckGoldOptions {
   timeoutSec?: number;
   /** Local interpreter (local backend only). */
   python?: string;
+  /** Tests in children of warm fork servers (default true) or a fresh interpreter each (false). */
+  forkServer?: boolean;
   /** Where the gold solutions run (default local); ignored when `evaluator` is given. */
   backend?: BcbBackend;
   /** memrl.evaluator.docker for the docker backend (default: memrl's defaults). */
@@ -143,6 +145,7 @@ export async function checkGoldBcb(opts: CheckGoldOptions): Promise<GoldReport> 
       concurrency: opts.concurrency,
       ...(opts.timeoutSec !== undefined ? { timeoutSec: opts.timeoutSec } : {}),
       ...(opts.python ? { python: opts.python } : {}),
+      ...(opts.forkServer !== undefined ? { forkServer: opts.forkServer } : {}),
     });
   try {
     return await runGold(evaluator, tasks, source, opts);

@@ -102,6 +102,12 @@ export const bcbFlags: readonly FlagDef[] = [
     choices: ['reference', 'calibrated'],
     path: ['memrl', 'evaluator', 'bcb_mode'],
   },
+  {
+    flags: '--fork-server',
+    description: 'run each test in a child of a warm interpreter, in the sandbox or container (default: memrl.evaluator.fork_server, else on)',
+    negatable: 'a fresh interpreter per test (slower, the same verdicts)',
+    path: ['memrl', 'evaluator', 'fork_server'],
+  },
 ];
 
 export interface BcbSettings {

@@ -146,6 +146,34 @@ export function harnessPayload(
   });
 }
 
+/**
+ * Modules a task's own code imports unconditionally (top-level `import` and `from …
+ * import` lines of its code_prompt and tests): a fork server keeps them imported for
+ * the task's runs. Indented (conditional) imports are left to the run itself.
+ */
+export function taskImports(task: Pick<BcbTask, 'code_prompt' | 'test'>): string[] {
+  const found = new Set<string>();
+  for (const line of `${task.code_prompt}\n${task.test}`.split('\n')) {
+    const from = /^from\s+([A-Za-z_][\w.]*)\s+import\b/.exec(line);
+    if (from) {
+      found.add(from[1]!);
+      continue;
+    }
+    const plain = /^import\s+(.+)$/.exec(line);
+    if (!plain) continue;
+    for (const part of plain[1]!.split('#')[0]!.split(',')) {
+      const name = /^\s*([A-Za-z_][\w.]*)/.exec(part)?.[1];
+      if (name) found.add(name);
+    }
+  }
+  return [...found].sort();
+}
+
+/** The fork server's warm-up: the harness as module __warm__ (matplotlib with this font list). */
+export function harnessWarmup(fontlist: MatplotlibFontList | null): { program: string; input: string } {
+  return { program: harnessSource(), input: JSON.stringify({ mpl_fontlist: fontlist }) };
+}
+
 export function newNonce(): string {
   return randomBytes(16).toString('hex');
 }

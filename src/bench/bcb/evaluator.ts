@@ -19,9 +19,11 @@ import {
   harnessPayload,
   harnessSha256,
   harnessSource,
+  harnessWarmup,
   newNonce,
   PROGRAM_OUTPUT_BYTES,
   RESULT_CHANNEL_BYTES,
+  taskImports,
   verdictOf,
   type BcbEvalOptions,
   type BcbEvalResult,
@@ -54,6 +56,8 @@ export interface BcbEvaluatorSettings {
   timeoutSec?: number;
   /** Local interpreter (default /usr/bin/python3 or $MEMRL_SANDBOX_PYTHON). */
   python?: string;
+  /** Tests run in children of a warm fork server (default true); false: a fresh interpreter per test. */
+  forkServer?: boolean;
 }
 
 /** BigCodeBench's harness over a python-tests environment. */
@@ -90,6 +94,8 @@ export class BcbEvaluator {
       timeoutSec,
       resultBytes: RESULT_CHANNEL_BYTES,
       outputBytes: PROGRAM_OUTPUT_BYTES,
+      warm: harnessWarmup(fonts),
+      preload: taskImports(task),
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
@@ -143,6 +149,7 @@ export function createBcbEvaluator(s: BcbEvaluatorSettings): BcbEvaluator {
   const runner = (async () =>
     openEnv('python-tests', s.backend, {
       ...(s.python ? { python: s.python } : {}),
+      ...(s.forkServer !== undefined ? { forkServer: s.forkServer } : {}),
       timeoutSec,
       ...(s.backend === 'docker' ? { docker: { settings: s.docker, image: imageOf(s.docker, 'bcb'), role: BCB_ROLE, concurrency: s.concurrency } } : {}),
     }))();

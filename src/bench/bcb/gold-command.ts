@@ -37,6 +37,12 @@ const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
   { flags: '--concurrency <n>', description: 'sandboxes (or containers) running at once', parse: positiveInt, default: 1, path: null },
   { flags: '--timeout <sec>', description: 'per-task wall-clock budget in seconds (max 120)', parse: positiveNumber, default: GOLD_TIMEOUT_SEC, path: null },
   { flags: '--data-path <path>', description: 'BigCodeBench .jsonl or .jsonl.gz (default: shared data dir)', path: null },
+  {
+    flags: '--fork-server',
+    description: 'run each test in a child of a warm interpreter (default: memrl.evaluator.fork_server of --config, else on)',
+    negatable: 'a fresh interpreter per test',
+    path: null,
+  },
   ...goldFlags({
     evaluator: 'where the tests run: local = bubblewrap sandbox, docker = one container per task (default: memrl.evaluator.backend of --config, else local)',
     image: 'image for --evaluator docker (default: memrl.evaluator.docker.images.bcb, i.e. memrl/bcb:latest from scripts/build-images.sh bcb)',
@@ -52,6 +58,7 @@ interface BcbGoldFlags extends GoldEvaluatorFlags {
   dataPath?: string;
   ids?: string[];
   timeout?: number;
+  forkServer?: boolean;
   out?: string;
   quiet?: boolean;
 }
@@ -110,6 +117,7 @@ export const bcbGoldCheck: GoldCheck = {
       ...(flags.dataPath ? { dataPath: flags.dataPath } : {}),
       ...(flags.timeout !== undefined ? { timeoutSec: flags.timeout } : {}),
       ...goldEvaluator(flags, ctx, 'bcb'),
+      ...(flags.forkServer !== undefined ? { forkServer: flags.forkServer } : {}),
       onResult: flags.quiet ? undefined : (r, done, total) => ctx.io.err(progressLine(r, done, total) + '\n'),
     });
     if (ctx.signal.aborted) throw new InterruptedError();

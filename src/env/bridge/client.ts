@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { BRIDGE_CLOSE_GRACE_MS, BRIDGE_MAX_LINE_BYTES } from '../limits.js';
 import type { BridgeProcess, BridgeTransport } from './contract.js';
 import { BridgeFault, BridgeRequestError } from './faults.js';
-import { readLines } from './lines.js';
+import { readLines } from '../lines.js';
 
 export interface BridgeClientOptions {
   /** Where bridges run (a promise: the registry opens backends lazily). */

@@ -6,24 +6,11 @@
  * envelope, timeouts, restarts and output caps are the client's (client.ts); what
  * the requests mean is the caller's protocol.
  */
-import type { Readable, Writable } from 'node:stream';
-import type { EnvBackendName, OpenedEnv } from '../contract.js';
+import type { EnvBackendName, OpenedEnv, PeerProcess } from '../contract.js';
 import type { ContainerPlacement } from '../container/backend.js';
 
 /** One running bridge. */
-export interface BridgeProcess {
-  /** For logs: { pid } or { container }. */
-  readonly where: Record<string, string | number>;
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** Resolves once the process is gone, with why ("killed by SIGKILL", "exited with code 1"). */
-  readonly exited: Promise<string>;
-  /** False once it ended or its stdin can no longer be written. */
-  readonly running: boolean;
-  /** Stops it at once and releases what it holds (a container is removed). Idempotent, never throws. */
-  stop(): Promise<void>;
-}
+export type BridgeProcess = PeerProcess;
 
 export interface BridgeTransport extends OpenedEnv {
   readonly backend: EnvBackendName;

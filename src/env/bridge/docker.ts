@@ -9,9 +9,9 @@ import { UserError } from '../../util/errors.js';
 import type { EnvCheck } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
 import { Box, type BoxSpec } from '../container/box.js';
+import { containerProcess, type Attached } from '../container/main-process.js';
 import { describeError } from '../container/engine.js';
 import type { ImageFacts } from '../container/image.js';
-import { BRIDGE_STATE_WAIT_MS } from '../limits.js';
 import type { BridgeFile, BridgeProcess, BridgeSettings, BridgeTransport } from './contract.js';
 import { BridgeFault } from './faults.js';
 
@@ -151,46 +151,4 @@ export class DockerBridgeTransport implements BridgeTransport {
     this.closed = true;
     await Promise.all([...[...this.live].map((box) => this.release(box)), ...this.removals]);
   }
-}
-
-/** The attached stdio of a bridge container's main process. */
-type Attached = Awaited<ReturnType<Box['attach']>>;
-
-function containerProcess(box: Box, io: Attached, release: (box: Box) => Promise<void>): BridgeProcess {
-  // An idle bridge must not keep node alive (as a local child); pending requests hold a timer.
-  (io.stdin as unknown as { unref?: () => void }).unref?.();
-  let ended = false;
-  let settle: (why: string) => void = () => undefined;
-  const exited = new Promise<string>((resolve) => (settle = resolve));
-  const onEnd = (): void => {
-    if (ended) return;
-    ended = true;
-    // Why it ended, from the engine (briefly: a dead engine must not delay failing the episode).
-    const wait = new Promise<{ running: boolean; detail: string }>((r) => setTimeout(() => r({ running: true, detail: 'the engine did not say why' }), BRIDGE_STATE_WAIT_MS).unref());
-    void Promise.race([box.state(), wait]).then((s) => {
-      settle(`container ${box.shortId} ${s.running ? `stopped talking (${s.detail})` : s.detail}`);
-      void release(box);
-    });
-  };
-  io.stdout.once('end', onEnd);
-  io.stdin.once('close', onEnd);
-  io.stdin.once('error', onEnd);
-  return {
-    where: { container: box.id },
-    stdin: io.stdin,
-    stdout: io.stdout,
-    stderr: io.stderr,
-    exited,
-    get running() {
-      return !ended && !io.stdin.destroyed && io.stdin.writable;
-    },
-    async stop() {
-      if (!ended) {
-        ended = true;
-        settle(`container ${box.shortId} was stopped`);
-      }
-      io.stdin.destroy();
-      await release(box);
-    },
-  };
 }

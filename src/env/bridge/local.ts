@@ -4,6 +4,7 @@
  * sandboxed). Every child is killed when this process exits.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childPeer } from '../child-peer.js';
 import type { EnvCheck } from '../contract.js';
 import type { BridgeProcess, BridgeSettings, BridgeTransport } from './contract.js';
 import { BridgeFault } from './faults.js';
@@ -35,37 +36,8 @@ export class LocalBridgeTransport implements BridgeTransport {
         for (const c of live) c.kill('SIGKILL');
       });
     }
-    // An idle bridge must not keep node alive; pending requests hold a timer.
-    child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr] as unknown as { unref?: () => void }[]) s.unref?.();
-    child.stdin.on('error', () => undefined); // reported through `exited` / the write callback
-    const exited = new Promise<string>((resolve) => {
-      child.once('exit', (code, signal) => {
-        live.delete(child);
-        resolve(signal ? `killed by ${signal}` : `exited with code ${code}`);
-      });
-      // Output closed first: the process is dying; do not wait for its exit status.
-      child.stdout.once('close', () => resolve('closed its output (it died)'));
-    });
-    return {
-      where: { pid: child.pid ?? -1 },
-      stdin: child.stdin,
-      stdout: child.stdout,
-      stderr: child.stderr,
-      exited,
-      get running() {
-        return child.exitCode === null && child.signalCode === null && !child.stdin.destroyed && child.stdin.writable;
-      },
-      async stop() {
-        if (child.exitCode === null && child.signalCode === null) {
-          const gone = new Promise<void>((r) => child.once('exit', () => r()));
-          // Unref'd, the child would not keep node alive until its exit is seen.
-          child.ref();
-          child.kill('SIGKILL');
-          await gone;
-        }
-      },
-    };
+    child.once('exit', () => live.delete(child));
+    return childPeer(child, () => child.kill('SIGKILL'));
   }
 
   /** Starts the bridge once and stops it: the command exists and runs. */

@@ -79,6 +79,12 @@ export interface BwrapCommandOptions {
   roBinds?: { src: string; dest: string }[];
   /** What the installed bwrap supports (see probeBwrapFeatures). */
   features: BwrapFeatures;
+  /**
+   * The command itself is PID 1 of the namespace (no bubblewrap init): it then
+   * reaps every orphan and, as an init, ignores signals from inside it that it does
+   * not handle. The fork server (env/python-tests/fork-server.ts) relies on both.
+   */
+  asPid1?: boolean;
 }
 
 export interface BwrapFeatures {
@@ -127,6 +133,7 @@ export function bwrapArgs(opts: BwrapCommandOptions): string[] {
     '--die-with-parent',
     // A new session: the program cannot push keystrokes into our terminal (TIOCSTI).
     '--new-session',
+    ...(opts.asPid1 ? ['--as-pid-1'] : []),
     ...(opts.features.disableUserns ? ['--disable-userns'] : []),
     ...rootLayoutArgs(),
     '--dir',

@@ -30,7 +30,18 @@ export class SandboxUnavailableError extends UserError {
   }
 }
 
-export async function runSandboxed(opts: SandboxRunOptions): Promise<RunProcessResult> {
+/**
+ * bwrap's path, its argv and the environment of a sandboxed command: the clean base
+ * environment plus `env`, prlimit's rlimits first inside. Throws when there is no
+ * usable bubblewrap here.
+ */
+export async function sandboxInvocation(opts: {
+  command: string[];
+  env?: Record<string, string>;
+  limits: SandboxLimits;
+  roBinds?: { src: string; dest: string }[];
+  asPid1?: boolean;
+}): Promise<{ path: string; args: string[]; env: Record<string, string> }> {
   const bwrap = await checkBwrap();
   if (!bwrap.ok) throw new SandboxUnavailableError(bwrap.reason);
   const env = { ...baseSandboxEnv(), ...opts.env };
@@ -40,8 +51,14 @@ export async function runSandboxed(opts: SandboxRunOptions): Promise<RunProcessR
     tmpfsBytes: opts.limits.tmpfsBytes,
     features: bwrap.features,
     ...(opts.roBinds ? { roBinds: opts.roBinds } : {}),
+    ...(opts.asPid1 ? { asPid1: true } : {}),
   });
-  return runProcess(bwrap.path, args, {
+  return { path: bwrap.path, args, env };
+}
+
+export async function runSandboxed(opts: SandboxRunOptions): Promise<RunProcessResult> {
+  const { path, args, env } = await sandboxInvocation(opts);
+  return runProcess(path, args, {
     // bwrap itself gets the same clean environment: nothing of ours leaks through it.
     env,
     timeoutMs: opts.timeoutMs,

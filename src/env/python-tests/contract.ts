@@ -28,6 +28,8 @@ export interface PythonTestsSettings {
   docker?: ContainerPlacement;
   /** Wall-clock budget the manifest's limits are reported for, seconds (default 60). */
   timeoutSec?: number;
+  /** Runs that bring a warm-up go to a fork server (default true; false: a fresh sandbox or container and interpreter per run). */
+  forkServer?: boolean;
 }
 
 export interface PythonRunRequest {
@@ -46,6 +48,20 @@ export interface PythonRunRequest {
   /** Bytes kept of the program's own stdout and stderr (a container exec keeps resultBytes of each stream). */
   outputBytes: number;
   signal?: AbortSignal;
+  /**
+   * Lets a backend with a fork server run the program in a warm interpreter: the
+   * warm-up is run once per server (imports, caches), and `preload` names modules
+   * the program will import (kept imported for later runs that name them too). A
+   * backend without one ignores both; the result must not depend on them.
+   */
+  warm?: PythonWarmup;
+  preload?: readonly string[];
+}
+
+/** A program run once in a fresh server before it takes runs, as module `__warm__`, `input` on its stdin. */
+export interface PythonWarmup {
+  program: string;
+  input: string;
 }
 
 export interface PythonRunResult {

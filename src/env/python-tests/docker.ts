@@ -11,14 +11,16 @@
  */
 import { UserError } from '../../util/errors.js';
 import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, PeerProcess } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
-import { ContainerGoneError, type Box, type BoxSpec, type ExecResult } from '../container/box.js';
+import { Box, ContainerGoneError, type BoxSpec, type ExecResult } from '../container/box.js';
+import { containerProcess } from '../container/main-process.js';
 import { describeError } from '../container/engine.js';
 import type { ImageFacts } from '../container/image.js';
 import { warmBoxPool, type BoxPool } from '../container/warm-boxes.js';
-import { CONTAINER_HELPER_TIMEOUT_SEC, FONTLIST_MAX_BYTES, HELPER_OUTPUT_BYTES, PRLIMIT_PATH, prlimitPrefix, resolveLimits, type SandboxLimits } from '../limits.js';
+import { CONTAINER_HELPER_TIMEOUT_SEC, FONTLIST_MAX_BYTES, FORK_SERVER, HELPER_OUTPUT_BYTES, PRLIMIT_PATH, prlimitPrefix, resolveLimits, type SandboxLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
+import { childLimits, ForkServerPool, forkServerSource, poolKey, sumStats } from './fork-server.js';
 import { cachedFontList, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from './fontlist.js';
 import { libraryVersionsArgs, missingRequired, moduleProbeArgs, parseLibraryVersions, parseModuleProbe, queryKey } from './probe.js';
 
@@ -63,11 +65,15 @@ export class DockerPythonTestRunner implements PythonTestRunner {
   private closed = false;
   /** Removals still under way: close() waits for them. */
   private readonly retiring = new Set<Promise<void>>();
+  private readonly forkServer: boolean;
+  /** Fork servers (one container each) per warm-up and limits. */
+  private readonly pools = new Map<string, ForkServerPool>();
 
   constructor(settings: PythonTestsSettings) {
     if (!settings.docker) throw new UserError('the docker python-tests backend needs container settings (engine, image)');
     this.placement = settings.docker;
     this.timeoutSec = settings.timeoutSec ?? 60;
+    this.forkServer = settings.forkServer ?? true;
   }
 
   private get imageName(): string {
@@ -180,7 +186,83 @@ export class DockerPythonTestRunner implements PythonTestRunner {
     }
   }
 
+  /**
+   * A fork server's container: the server is its main process (PID 1), stdio
+   * attached, hardened like every test container. Its memory and process limits are
+   * those of a test container plus the server's own share, so a test has what a
+   * container of its own would give it.
+   */
+  private async launchForkServer(o: Opened, serverLimits: SandboxLimits): Promise<PeerProcess> {
+    const base = this.boxSpec(o.image.id);
+    const spec: BoxSpec = {
+      ...base,
+      entrypoint: [...rlimitArgs(serverLimits), IMAGE_PYTHON, '-B', '-c', forkServerSource()],
+      cmd: [],
+      env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV },
+      memoryBytes: base.memoryBytes + FORK_SERVER.containerExtraMb * MiB,
+      pids: base.pids + FORK_SERVER.containerExtraPids,
+      openStdin: true,
+    };
+    const box = await Box.create(o.backend.engine, spec);
+    try {
+      const io = await box.attach();
+      await box.container.start();
+      // Podman hands the attach options to stdin without a newline: end that line (the server skips it).
+      io.stdin.write('\n');
+      const proc = containerProcess(box, io, (b) => this.retireBox(b));
+      // Said as a test container's end is said: a run it dies under is that fault.
+      const exited = proc.exited.then((why) => `${why}; it was killed from outside or the engine restarted`);
+      return {
+        where: proc.where,
+        stdin: proc.stdin,
+        stdout: proc.stdout,
+        stderr: proc.stderr,
+        exited,
+        get running() {
+          return proc.running;
+        },
+        stop: () => proc.stop(),
+      };
+    } catch (err) {
+      await this.retireBox(box);
+      throw err;
+    }
+  }
+
+  private retireBox(box: Box): Promise<void> {
+    const p = box.remove().finally(() => this.retiring.delete(p));
+    this.retiring.add(p);
+    return p;
+  }
+
   async run(req: PythonRunRequest): Promise<PythonRunResult> {
+    if (this.forkServer && req.warm) {
+      let o: Opened | undefined;
+      try {
+        o = await this.open();
+      } catch {
+        // Reported by the plain path below.
+      }
+      if (o) {
+        const opened = o;
+        const limits = resolveLimits(req.timeoutSec, req.limits);
+        const key = poolKey(`${opened.backend.engine.address}\u0000${opened.image.id}`, req.warm, limits);
+        let pool = this.pools.get(key);
+        if (!pool) {
+          // No RLIMIT_NPROC in containers (see rlimitArgs); stdout joins stderr as in an exec.
+          const { nproc: _nproc, ...child } = childLimits(limits);
+          pool = new ForkServerPool((serverLimits) => this.launchForkServer(opened, serverLimits), req.warm, limits, { limits: child, mergeOutput: true });
+          this.pools.set(key, pool);
+        }
+        const warm = await pool.run({ ...req, env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env } });
+        if (warm) return warm;
+      }
+    }
+    return this.runInOwnContainer(req);
+  }
+
+  /** One run in a fresh container of the warm pool, removed afterwards. */
+  private async runInOwnContainer(req: PythonRunRequest): Promise<PythonRunResult> {
     const started = Date.now();
     const fault = (message: string, durationMs = Date.now() - started): PythonRunResult => ({
       fault: message,
@@ -259,11 +341,20 @@ export class DockerPythonTestRunner implements PythonTestRunner {
       engine: { name: o.backend.info.name, version: o.backend.info.version, apiVersion: o.backend.info.apiVersion, address: o.backend.info.address },
       image: { name: this.imageName, id: o.image.id, digests: o.image.digests, created: o.image.created },
       limits: { ...rlimits, memoryBytes: settings.memoryMb * MiB, pids: settings.pids, network: 'none', user: NOBODY },
+      forkServer: this.forkServer,
     };
+  }
+
+  /** ForkServerPool.stats summed over all warm-ups. */
+  forkServerStats(): ForkServerPool['stats'] {
+    return sumStats(this.pools.values());
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
     const opened = this.opened;
     this.opened = undefined;
     try {

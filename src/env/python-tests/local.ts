@@ -1,14 +1,19 @@
 /**
- * Python tests in the local bubblewrap sandbox (env/bwrap): one sandbox per run,
- * the program's input on stdin, its verdict on fd 3, prlimit's rlimits, a process
- * group killed at the wall-clock limit. Nothing to open or close: each run is its
- * own sandbox.
+ * Python tests in the local bubblewrap sandbox (env/bwrap): the program's input on
+ * stdin, its verdict on fd 3, prlimit's rlimits, everything it started killed at the
+ * wall-clock limit. A run that brings a warm-up goes to a fork server (a warm
+ * interpreter as PID 1 of a long-lived sandbox, fork-server.ts) unless the settings
+ * turn it off; any other run, or one no server could carry out, gets a sandbox and
+ * interpreter of its own.
  */
 import { checkBwrap, SETUP_HINT } from '../bwrap/check.js';
+import { launchSandboxed } from '../bwrap/launch.js';
+import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
 import { runSandboxed, SandboxUnavailableError } from '../bwrap/run.js';
 import type { EnvCheck } from '../contract.js';
 import { FONTLIST_MAX_BYTES, HELPER_OUTPUT_BYTES, PYTHON_HELPER_TIMEOUT_SEC, resolveLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
+import { ForkServerPool, forkServerSource, poolKey, sumStats } from './fork-server.js';
 import { cachedFontList, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from './fontlist.js';
 import { libraryVersionsArgs, missingRequired, moduleProbeArgs, parseLibraryVersions, parseModuleProbe, queryKey } from './probe.js';
 
@@ -23,10 +28,14 @@ export class LocalPythonTestRunner implements PythonTestRunner {
   readonly backend = 'local' as const;
   readonly python: string;
   private readonly timeoutSec: number;
+  private readonly forkServer: boolean;
+  /** Fork servers per warm-up and limits. */
+  private readonly pools = new Map<string, ForkServerPool>();
 
   constructor(settings: PythonTestsSettings = {}) {
     this.python = settings.python ?? DEFAULT_SANDBOX_PYTHON;
     this.timeoutSec = settings.timeoutSec ?? 60;
+    this.forkServer = settings.forkServer ?? true;
   }
 
   async ready(): Promise<void> {
@@ -35,12 +44,29 @@ export class LocalPythonTestRunner implements PythonTestRunner {
   }
 
   async run(req: PythonRunRequest): Promise<PythonRunResult> {
+    const limits = resolveLimits(req.timeoutSec, req.limits);
+    if (this.forkServer && req.warm) {
+      const key = poolKey(this.python, req.warm, limits);
+      let pool = this.pools.get(key);
+      if (!pool) {
+        const python = this.python;
+        pool = new ForkServerPool(
+          (serverLimits) => launchSandboxed({ command: [python, '-B', '-c', forkServerSource()], env: { ...PYTHON_TEST_ENV }, limits: serverLimits, asPid1: true }),
+          req.warm,
+          limits,
+        );
+        this.pools.set(key, pool);
+      }
+      const warm = await pool.run({ ...req, env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env } });
+      if (warm) return warm;
+      // No server could run it: a fresh sandbox does, with the same result.
+    }
     const run = await runSandboxed({
       command: [this.python, '-B', '-c', req.program],
       env: { ...PYTHON_TEST_ENV, ...req.env },
       input: req.input,
       timeoutMs: req.timeoutSec * 1000,
-      limits: resolveLimits(req.timeoutSec, req.limits),
+      limits,
       resultFdBytes: req.resultBytes,
       maxOutputBytes: req.outputBytes,
       ...(req.signal ? { signal: req.signal } : {}),
@@ -126,15 +152,25 @@ export class LocalPythonTestRunner implements PythonTestRunner {
 
   async describe(): Promise<Record<string, unknown>> {
     const bwrap = await checkBwrap();
+    const unavailable = [...this.pools.values()].map((p) => p.unavailable).find(Boolean);
     return {
       backend: 'local-bwrap',
       sandbox: bwrap.ok ? { bwrap: bwrap.path, ...bwrap.features } : { unavailable: bwrap.reason },
+      forkServer: this.forkServer ? (unavailable ? { unavailable } : true) : false,
       limits: resolveLimits(this.timeoutSec),
     };
   }
 
+  /** ForkServerPool.stats summed over all warm-ups. */
+  forkServerStats(): ForkServerPool['stats'] {
+    return sumStats(this.pools.values());
+  }
+
+  /** Stops the fork servers (runs in fresh sandboxes hold nothing). */
   async close(): Promise<void> {
-    // Every run was its own sandbox: nothing is held.
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
   }
 }
 

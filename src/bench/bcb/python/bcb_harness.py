@@ -12,6 +12,8 @@ Output (file descriptor 3, so test output cannot drown it): one JSON line
 status: pass | fail | syntax_error | runtime_error | error (harness problem);
 with prepare_only: prepared | syntax_error, and "code" (what would be tested).
 Timeouts are decided by the caller, which kills the whole sandbox.
+Run as module "__warm__" (a fork server's warm-up, stdin {"mpl_fontlist"}), it
+only imports what every run imports, so the runs forked from it find them loaded.
 
 Execution follows BigCodeBench's evaluator where it affects verdicts: solution
 and tests form one module "__test__" (code + newline + test) that already has
@@ -74,7 +76,8 @@ def _open_channel():
         return sys.__stdout__
 
 
-_channel = _open_channel()
+# Only as the test program: a fork server's warm-up (see warm()) must leave its fds alone.
+_channel = _open_channel() if __name__ == "__main__" else None
 # Our own references: the tested code may patch or mock the module attributes.
 _dumps = json.dumps
 _exit = os._exit
@@ -275,12 +278,16 @@ def _prepare_matplotlib(fontlist):
         _plt = None
 
 
-def _apply_guard(limits):
+def _guard_environment():
     os.environ["TZ"] = "UTC"
     time.tzset()
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+
+
+def _apply_guard(limits):
+    _guard_environment()
     _clamp_limit(resource.RLIMIT_AS, int(limits.get("address_space", 30 << 30)))
     _clamp_limit(resource.RLIMIT_DATA, int(limits.get("data", 30 << 30)))
     _clamp_limit(resource.RLIMIT_STACK, int(limits.get("stack", 10 << 20)))
@@ -559,5 +566,18 @@ def main():
     )
 
 
+def warm():
+    """A fork server's warm-up (stdin: {"mpl_fontlist"}): what every run imports, done once."""
+    try:
+        fontlist = json.loads(sys.stdin.read() or "{}").get("mpl_fontlist")
+    except ValueError:
+        fontlist = None
+    _prepare_matplotlib(fontlist)
+    # The environment the tested code's imports see: a fork server's templates import with it.
+    _guard_environment()
+
+
 if __name__ == "__main__":
     main()
+elif __name__ == "__warm__":
+    warm()

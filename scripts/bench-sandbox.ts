@@ -1,0 +1,137 @@
+/**
+ * Speed of the BigCodeBench sandbox on the canonical solutions of the first N tasks
+ * (default 100, 2 at a time): the plain path (a fresh sandbox and interpreter per
+ * test) against the fork server (children of a warm interpreter), with the verdicts
+ * of both compared task by task. With --bigcodebench <checkout of
+ * bigcode-project/bigcodebench> (or $BIGCODEBENCH_SRC) it also times BigCodeBench's
+ * own untrusted_check on the same tasks with the same number of workers, as its
+ * evaluate.py runs it (unsandboxed, on this machine's /usr/bin/python3).
+ * Prints numbers; asserts nothing.
+ *
+ *   npm run bench:sandbox [-- --limit 100 --concurrency 2 --evaluator local --bigcodebench <dir>]
+ */
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
+import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
+import { BCB_IMAGE } from '../src/bench/bcb/config.js';
+import { BCB_ROLE, BcbEvaluator, defaultDockerSettings } from '../src/bench/bcb/evaluator.js';
+import { DockerPythonTestRunner } from '../src/env/python-tests/docker.js';
+import { LocalPythonTestRunner } from '../src/env/python-tests/local.js';
+import { asset } from '../src/util/paths.js';
+
+const { values } = parseArgs({
+  options: {
+    limit: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '2' },
+    evaluator: { type: 'string', default: 'local' },
+    timeout: { type: 'string', default: '60' },
+    bigcodebench: { type: 'string' },
+  },
+});
+const limit = Number(values.limit);
+const concurrency = Number(values.concurrency);
+const backend = values.evaluator === 'docker' ? 'docker' : 'local';
+const timeoutSec = Number(values.timeout);
+const checkout = values.bigcodebench ?? process.env.BIGCODEBENCH_SRC;
+
+interface Timed {
+  label: string;
+  wallMs: number;
+  verdicts: Map<string, string>;
+}
+
+async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }> {
+  // Our own runner, to read where the fork servers' time went.
+  const runner =
+    backend === 'local'
+      ? new LocalPythonTestRunner({ forkServer, timeoutSec })
+      : new DockerPythonTestRunner({ forkServer, timeoutSec, docker: { settings: defaultDockerSettings(), image: BCB_IMAGE, role: BCB_ROLE, concurrency } });
+  const evaluator = new BcbEvaluator(backend, Promise.resolve(runner), timeoutSec);
+  let report: GoldReport;
+  let s: ReturnType<LocalPythonTestRunner['forkServerStats']> | undefined;
+  try {
+    report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator });
+    s = runner.forkServerStats();
+  } finally {
+    await evaluator.close();
+  }
+  if (s && forkServer) {
+    const tests = report.results.reduce((sum, r) => sum + r.durationMs, 0);
+    console.log(
+      `fork servers: ${s.started} started (${(s.startMs / 1000).toFixed(1)} s to start and warm up), ${s.served} runs served, ${s.missed} played in fresh sandboxes; ` +
+        `tests ${(tests / 1000).toFixed(1)} s, ${s.templates} templates made in ${(s.prepareMs / 1000).toFixed(1)} s, clean-up ${(s.restoreMs / 1000).toFixed(1)} s (summed over the ${concurrency} slots)`,
+    );
+  }
+  return {
+    label: forkServer ? `${backend}, fork server` : `${backend}, fresh interpreter per test`,
+    wallMs: report.wallMs,
+    verdicts: new Map(report.results.map((r) => [r.id, r.status])),
+    report,
+  };
+}
+
+/** BigCodeBench's own checker through scripts/python/bcb_untrusted_check.py. */
+async function theirs(dir: string): Promise<Timed> {
+  const tasks = readBcbTasks().tasks.sort((a, b) => compareTaskIds(a.id, b.id)).slice(0, limit);
+  const child = spawn('/usr/bin/python3', [asset('scripts', 'python', 'bcb_untrusted_check.py'), '--checkout', dir, '--workers', String(concurrency)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, MPLBACKEND: 'Agg' },
+  });
+  for (const t of tasks) {
+    child.stdin.write(JSON.stringify({ task_id: t.id, complete_prompt: t.complete_prompt, canonical_solution: t.canonical_solution, test: t.test, entry_point: t.entry_point }) + '\n');
+  }
+  child.stdin.end();
+  let text = '';
+  child.stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { id?: string; status?: string; wall_ms?: number });
+  const summary = lines.find((l) => l.wall_ms !== undefined);
+  if (code !== 0 || !summary) throw new Error(`BigCodeBench's checker failed (exit code ${code})`);
+  return {
+    label: "BigCodeBench's untrusted_check",
+    wallMs: summary.wall_ms!,
+    verdicts: new Map(lines.filter((l) => l.id).map((l) => [l.id!, l.status === 'pass' ? 'pass' : 'fail'])),
+  };
+}
+
+function differences(a: Map<string, string>, b: Map<string, string>, passOnly = false): string[] {
+  const out: string[] = [];
+  for (const [id, v] of a) {
+    const w = b.get(id);
+    const same = passOnly ? (v === 'pass') === (w === 'pass') : v === w;
+    if (!same) out.push(`${id}: ${v} / ${w}`);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  // A warm page cache for both: the first pass reads every library from disk.
+  console.log(`canonical solutions of the first ${limit} BigCodeBench tasks, ${concurrency} at a time, ${timeoutSec} s budget; the first pass only warms the disk cache`);
+  await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false });
+  const plain = await ours(false);
+  const fast = await ours(true);
+  const rows: Timed[] = [plain, fast];
+  if (checkout) rows.push(await theirs(checkout));
+  console.log('path                                    tasks  passed  wall_s  tasks/s');
+  for (const r of rows) {
+    const passed = [...r.verdicts.values()].filter((v) => v === 'pass').length;
+    console.log(`${r.label.padEnd(38)}  ${String(r.verdicts.size).padStart(5)}  ${String(passed).padStart(6)}  ${(r.wallMs / 1000).toFixed(1).padStart(6)}  ${((1000 * r.verdicts.size) / r.wallMs).toFixed(2).padStart(7)}`);
+  }
+  console.log(`fork server / fresh interpreter: ${(plain.wallMs / fast.wallMs).toFixed(2)}x`);
+  const diff = differences(plain.verdicts, fast.verdicts);
+  console.log(`verdicts that differ between our two paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
+  const bcb = rows[2];
+  if (bcb) {
+    console.log(`fork server / BigCodeBench's checker: ${(bcb.wallMs / fast.wallMs).toFixed(2)}x`);
+    const d = differences(fast.verdicts, bcb.verdicts, true);
+    console.log(`pass/fail verdicts that differ from BigCodeBench's checker: ${d.length}${d.length ? ` (${d.join('; ')})` : ''}`);
+  } else {
+    console.log("BigCodeBench's own checker: not timed (give --bigcodebench <checkout of bigcode-project/bigcodebench>)");
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,182 @@
+/**
+ * The local fork server (env/python-tests/fork-server.ts): BigCodeBench tests run as
+ * children of one warm interpreter per sandbox, and each child must see what a
+ * fresh sandbox and interpreter would: nothing of the tests before it, PID 1 as its
+ * parent, fresh random seeds, and the same verdicts. The hostile solutions of the
+ * conformance suite run through it too (python-tests.conformance.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { goldSolution } from '../../../src/bench/bcb/check-gold.js';
+import { readBcbTasks, type BcbTask } from '../../../src/bench/bcb/dataset.js';
+import { taskImports } from '../../../src/bench/bcb/evaluate.js';
+import { BcbEvaluator, defaultDockerSettings } from '../../../src/bench/bcb/evaluator.js';
+import { DockerPythonTestRunner } from '../../../src/env/python-tests/docker.js';
+import type { ForkServerPool } from '../../../src/env/python-tests/fork-server.js';
+import { LocalPythonTestRunner } from '../../../src/env/python-tests/local.js';
+import { BCB_IMAGE, requireBcbImage } from '../../bcb-eval/require-bcb-docker.js';
+import { requireBcbPython } from '../require-sandbox.js';
+import { taskWith } from '../conformance/python-tests-cases.js';
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
+
+const env = await requireBcbPython();
+const engineReq = await requireBcbImage();
+
+describe('taskImports', () => {
+  it('takes the unconditional imports of the code prompt and the tests', () => {
+    const task = {
+      code_prompt: 'import pandas as pd, numpy as np  # comment\nfrom sklearn.preprocessing import StandardScaler\nimport os.path\ndef task_func():\n',
+      test: 'import unittest\nfrom unittest.mock import patch\ntry:\n    import faker\nexcept ImportError:\n    pass\nclass TestCases(unittest.TestCase):\n    def test(self):\n        import scipy\n',
+    };
+    expect(taskImports(task)).toEqual(['numpy', 'os.path', 'pandas', 'sklearn.preprocessing', 'unittest', 'unittest.mock']);
+  });
+});
+
+/** A dirty test, then one that finds nothing of it, on the same server. */
+async function expectNothingLeft(fast: BcbEvaluator, stats: () => ForkServerPool['stats']): Promise<void> {
+  const dirty = [
+    'import os, subprocess, numpy',
+    'open("/tmp/memrl-leftover", "w").write("x")',
+    'open("/dev/shm/memrl-leftover", "w").write("x")',
+    'open("/var/tmp/memrl-leftover-var", "w").write("x")',
+    'open("leftover-in-workdir", "w").write("x")',
+    'subprocess.Popen(["/bin/sleep", "300"], start_new_session=True)',
+    'os.environ["MEMRL_LEFTOVER"] = "1"',
+    'numpy.sum = lambda *a, **k: 42',
+    'def task_func():',
+    '    return 42',
+  ].join('\n');
+  const check = taskWith(
+    [
+      '    def test_clean(self):',
+      '        import os, numpy',
+      '        self.assertFalse(os.path.exists("/tmp/memrl-leftover"))',
+      '        self.assertFalse(os.path.exists("/var/tmp/memrl-leftover-var"))',
+      '        self.assertEqual(os.listdir("/dev/shm"), [])',
+      '        self.assertEqual(os.listdir("."), [])',
+      // Besides itself only the server (PID 1) and its templates, forks of it with its command line.
+      '        server = open("/proc/1/cmdline", "rb").read()',
+      '        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]',
+      '        self.assertEqual([p for p in others if open("/proc/%s/cmdline" % p, "rb").read() != server], [])',
+      '        self.assertNotIn("MEMRL_LEFTOVER", os.environ)',
+      '        self.assertEqual(numpy.sum([1, 2]), 3)',
+    ].join('\n'),
+  );
+  const trivial = taskWith('    def test_ok(self):\n        self.assertEqual(task_func(), 42)');
+  // A server up first: the two runs below must find the same one.
+  expect((await fast.evaluate(trivial, 'def task_func():\n    return 42\n')).status).toBe('pass');
+  const before = stats();
+  const first = await fast.evaluate(trivial, dirty);
+  expect(first.status, first.firstError).toBe('pass');
+  const second = await fast.evaluate(check, 'def task_func():\n    return 42\n');
+  expect(second.status, second.firstError).toBe('pass');
+  const after = stats();
+  // Both on the same server, or the check would prove nothing.
+  expect(after.started).toBe(before.started);
+  expect(after.served - before.served).toBe(2);
+}
+
+describe.skipIf(env.skip)('the fork server', () => {
+  let warm: LocalPythonTestRunner;
+  let fast: BcbEvaluator;
+  let plain: BcbEvaluator;
+  const { tasks } = readBcbTasks();
+  const byId = (n: number): BcbTask => tasks.find((t) => t.id === `BigCodeBench/${n}`)!;
+
+  beforeAll(() => {
+    expect(env.ok, env.reason).toBe(true);
+    warm = new LocalPythonTestRunner({});
+    fast = new BcbEvaluator('local', Promise.resolve(warm));
+    plain = new BcbEvaluator('local', Promise.resolve(new LocalPythonTestRunner({ forkServer: false })));
+  });
+  afterAll(async () => {
+    await Promise.all([fast?.close(), plain?.close()]);
+  });
+
+  it('runs test after test in one warm server', async () => {
+    const before = warm.forkServerStats();
+    for (const n of [1, 4, 42]) {
+      const r = await fast.evaluate(byId(n), goldSolution(byId(n)));
+      expect(r.status, r.firstError).toBe('pass');
+    }
+    const after = warm.forkServerStats();
+    expect(after.started - before.started).toBeLessThanOrEqual(1);
+    expect(after.served - before.served).toBe(3);
+    expect(after.missed).toBe(0);
+  });
+
+  it('leaves nothing of a test to the next: files, processes, environment, module state', async () => {
+    await expectNothingLeft(fast, () => warm.forkServerStats());
+  });
+
+  it('each test is a fresh process: PID 1 is its parent, its own session, its own random seeds', async () => {
+    // The second task imports pandas: it runs from a template holding pandas, then handed to PID 1.
+    for (const prompt of ['', 'import pandas\n']) {
+      const probe = { code_prompt: prompt, test: taskWith('    def test_seed(self):\n        import os, random, numpy\n        self.assertEqual(os.getppid(), 1)\n        self.assertEqual(os.getsid(0), os.getpid())\n        self.fail(repr((random.random(), numpy.random.rand())))').test };
+      expect(taskImports(probe)).toContain(prompt ? 'pandas' : 'unittest');
+      const seen = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const r = await fast.evaluate(probe, `${prompt}def task_func():\n    return 1\n`);
+        expect(r.status).toBe('fail');
+        expect(r.firstError).toMatch(/^test_seed: AssertionError: \(0\.\d+, 0\.\d+\)/);
+        seen.add(r.firstError!);
+      }
+      expect(seen.size).toBe(3);
+    }
+    expect(warm.forkServerStats().missed).toBe(0);
+  });
+
+  it('keeps serving after a test killed everything it could reach, and after a timeout', async () => {
+    const before = warm.forkServerStats();
+    const killer = 'import ctypes, signal\nctypes.CDLL(None).kill(-1, signal.SIGKILL)\nimport pandas\ndef task_func():\n    return 42\n';
+    const trivial = taskWith('    def test_ok(self):\n        self.assertEqual(task_func(), 42)');
+    const pandasTask = { code_prompt: 'import pandas\n', test: trivial.test };
+    expect((await fast.evaluate(pandasTask, killer)).status).toBe('pass');
+    expect((await fast.evaluate(pandasTask, 'import pandas\ndef task_func():\n    return 42\n')).status).toBe('pass');
+    const slow = await fast.evaluate(trivial, 'while True:\n    pass\n', { timeoutSec: 2 });
+    expect(slow.status).toBe('timeout');
+    expect((await fast.evaluate(trivial, 'def task_func():\n    return 42\n')).status).toBe('pass');
+    const after = warm.forkServerStats();
+    expect(after.started).toBe(before.started);
+    expect(after.served - before.served).toBe(4);
+  });
+
+  it('a program that dies is reported as by a fresh interpreter', async () => {
+    const trivial = taskWith('    def test_ok(self):\n        self.assertEqual(task_func(), 42)');
+    for (const code of ['import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n', 'import os\nos._exit(3)\n', 'import sys\nsys.stderr.write("bye\\n")\nraise SystemExit("gone")\n']) {
+      const [a, b] = await Promise.all([fast.evaluate(trivial, code), plain.evaluate(trivial, code)]);
+      expect(a.status).toBe(b.status);
+      expect(a.firstError).toBe(b.firstError);
+    }
+  });
+
+  it('gives the verdicts of a fresh interpreter on real tasks', async () => {
+    // Standard library, pandas, matplotlib, sklearn, scipy, seaborn, Django, a missing library, subprocesses, multiprocessing, failures.
+    const ids = [1, 4, 9, 16, 31, 37, 42, 57, 59, 76, 85, 92, 101, 120, 241, 363];
+    const differ: string[] = [];
+    for (const n of ids) {
+      const t = byId(n);
+      const [a, b] = await Promise.all([fast.evaluate(t, goldSolution(t)), plain.evaluate(t, goldSolution(t))]);
+      if (a.status !== b.status || a.firstError !== b.firstError || a.testsRun !== b.testsRun) differ.push(`${t.id}: ${a.status} ${a.firstError ?? ''} / ${b.status} ${b.firstError ?? ''}`);
+    }
+    expect(differ).toEqual([]);
+    expect(warm.forkServerStats().missed).toBe(0);
+  });
+});
+
+describe.skipIf(engineReq.skip)('the fork server in a container', () => {
+  let runner: DockerPythonTestRunner;
+  let fast: BcbEvaluator;
+  beforeAll(() => {
+    expect(engineReq.ok, engineReq.reason).toBe(true);
+    runner = new DockerPythonTestRunner({ docker: { settings: defaultDockerSettings(), image: BCB_IMAGE, role: 'bcb', concurrency: 1 } });
+    fast = new BcbEvaluator('docker', Promise.resolve(runner));
+  });
+  afterAll(async () => {
+    await fast?.close();
+  });
+
+  it('leaves nothing of a test to the next: files (/var/tmp too), processes, environment, module state', async () => {
+    await expectNothingLeft(fast, () => runner.forkServerStats());
+  });
+});
