@@ -40,6 +40,8 @@ apt_update_once() {
 # Install the given packages, skipping installed ones; apt-get update only if
 # something is missing. Packages the distribution does not offer are reported and
 # skipped, so one renamed package on another release does not block the rest.
+# APT_NO_RECOMMENDS=1 apt_install_missing ...: only the packages and their dependencies,
+# not what they recommend.
 apt_install_missing() {
   local missing=() p
   for p in "$@"; do deb_installed "$p" || missing+=("$p"); done
@@ -59,7 +61,9 @@ apt_install_missing() {
     local aptlog
     aptlog=$(mktemp -t memrl-setup-apt.XXXXXX.log)
     log "apt-get install ${#wanted[@]} packages (output in $aptlog): ${wanted[*]}"
-    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${wanted[@]}" >"$aptlog" 2>&1; then
+    local opts=(-y -q)
+    [ "${APT_NO_RECOMMENDS:-}" = 1 ] && opts+=(--no-install-recommends)
+    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install "${opts[@]}" "${wanted[@]}" >"$aptlog" 2>&1; then
       tail -n 20 "$aptlog" >&2
       die "apt-get install failed (full output: $aptlog)"
     fi

@@ -8,7 +8,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 list="$here/bcb-packages.txt"
 mapfile -t pkgs < <(read_package_list "$list")
 log "bcb: ${#pkgs[@]} packages listed in ${list#"$PWD"/}"
-apt_install_missing "${pkgs[@]}"
+# Without recommended packages: 698 packages instead of 1113 in the image, the same
+# verdicts on all 1140 gold solutions (README, "The sandbox").
+APT_NO_RECOMMENDS=1 apt_install_missing "${pkgs[@]}"
 
 # Report what the sandbox will lack, so a lower gold pass rate is no surprise.
 mapfile -t lacking < <(read_missing_list "$list")
