@@ -17,6 +17,7 @@ import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
 import { BCB_ROLE, BcbEvaluator, defaultDockerSettings } from '../src/bench/bcb/evaluator.js';
 import { DockerPythonTestRunner } from '../src/env/python-tests/docker.js';
+import type { ForkServerStats } from '../src/env/python-tests/fork-server.js';
 import { LocalPythonTestRunner } from '../src/env/python-tests/local.js';
 import { asset } from '../src/util/paths.js';
 
@@ -49,7 +50,7 @@ async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }
       : new DockerPythonTestRunner({ forkServer, timeoutSec, docker: { settings: defaultDockerSettings(), image: BCB_IMAGE, role: BCB_ROLE, concurrency } });
   const evaluator = new BcbEvaluator(backend, Promise.resolve(runner), timeoutSec);
   let report: GoldReport;
-  let s: ReturnType<LocalPythonTestRunner['forkServerStats']> | undefined;
+  let s: ForkServerStats | undefined;
   try {
     report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator });
     s = runner.forkServerStats();

@@ -19,6 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeStatus } from '../../core/index.js';
 import type { SandboxLimits } from '../../env/limits.js';
+import type { PythonWarmup } from '../../env/python-tests/contract.js';
 import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
 import { asset } from '../../util/paths.js';
 import type { BcbTask } from './dataset.js';
@@ -170,7 +171,7 @@ export function taskImports(task: Pick<BcbTask, 'code_prompt' | 'test'>): string
 }
 
 /** The fork server's warm-up: the harness as module __warm__ (matplotlib with this font list). */
-export function harnessWarmup(fontlist: MatplotlibFontList | null): { program: string; input: string } {
+export function harnessWarmup(fontlist: MatplotlibFontList | null): PythonWarmup {
   return { program: harnessSource(), input: JSON.stringify({ mpl_fontlist: fontlist }) };
 }
 

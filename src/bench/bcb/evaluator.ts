@@ -8,7 +8,8 @@ import type { DockerSettings } from '../../config/types.js';
 import { DOCKER_DEFAULTS } from '../../config/schema.js';
 import { imageOf } from '../../config/image-slot.js';
 import type { EnvBackendName } from '../../env/contract.js';
-import type { PythonTestRunner } from '../../env/python-tests/contract.js';
+import type { PythonTestRunner, PythonWarmup } from '../../env/python-tests/contract.js';
+import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
 import { openEnv } from '../../env/registry.js';
 import { errorMessage, UserError } from '../../util/errors.js';
 import { BCB_IMAGE } from './config.js';
@@ -63,6 +64,7 @@ export interface BcbEvaluatorSettings {
 /** BigCodeBench's harness over a python-tests environment. */
 export class BcbEvaluator {
   private readonly runner: Promise<PythonTestRunner>;
+  private warm: { fonts: MatplotlibFontList | null; warmup: PythonWarmup } | undefined;
 
   constructor(
     readonly backend: BcbBackend,
@@ -94,13 +96,19 @@ export class BcbEvaluator {
       timeoutSec,
       resultBytes: RESULT_CHANNEL_BYTES,
       outputBytes: PROGRAM_OUTPUT_BYTES,
-      warm: harnessWarmup(fonts),
+      warm: this.warmup(fonts),
       preload: taskImports(task),
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     if (run.fault !== undefined) return { status: 'error', firstError: run.fault, durationMs: run.durationMs, mode, timeoutSec };
     return verdictOf(run, nonce, mode, timeoutSec);
+  }
+
+  /** The fork server's warm-up, one object for as long as the font list is the same (its text is hashed once). */
+  private warmup(fonts: MatplotlibFontList | null): PythonWarmup {
+    if (this.warm?.fonts !== fonts) this.warm = { fonts, warmup: harnessWarmup(fonts) };
+    return this.warm.warmup;
   }
 
   /** Throws a UserError naming what is missing when tests cannot run here at all. */

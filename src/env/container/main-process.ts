@@ -11,9 +11,10 @@ export type Attached = Awaited<ReturnType<Box['attach']>>;
 
 /**
  * A container's main process, its stdio attached, as a process the caller talks to
- * (a bridge, a fork server): `exited` says why it ended, stop() releases the box.
+ * (a bridge, a fork server): `exited` says why it ended (with `endedHint` after the
+ * engine's word when it ended by itself), stop() releases the box.
  */
-export function containerProcess(box: Box, io: Attached, release: (box: Box) => Promise<void>): PeerProcess {
+export function containerProcess(box: Box, io: Attached, release: (box: Box) => Promise<void>, opts: { endedHint?: string } = {}): PeerProcess {
   // An idle process must not keep node alive (as a local child); pending requests hold a timer.
   (io.stdin as unknown as { unref?: () => void }).unref?.();
   let ended = false;
@@ -25,7 +26,7 @@ export function containerProcess(box: Box, io: Attached, release: (box: Box) => 
     // Why it ended, from the engine (briefly: a dead engine must not delay failing the episode).
     const wait = new Promise<{ running: boolean; detail: string }>((r) => setTimeout(() => r({ running: true, detail: 'the engine did not say why' }), BRIDGE_STATE_WAIT_MS).unref());
     void Promise.race([box.state(), wait]).then((s) => {
-      settle(`container ${box.shortId} ${s.running ? `stopped talking (${s.detail})` : s.detail}`);
+      settle(`container ${box.shortId} ${s.running ? `stopped talking (${s.detail})` : s.detail}${opts.endedHint ? `; ${opts.endedHint}` : ''}`);
       void release(box);
     });
   };

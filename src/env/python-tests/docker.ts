@@ -20,7 +20,7 @@ import type { ImageFacts } from '../container/image.js';
 import { warmBoxPool, type BoxPool } from '../container/warm-boxes.js';
 import { CONTAINER_HELPER_TIMEOUT_SEC, FONTLIST_MAX_BYTES, FORK_SERVER, HELPER_OUTPUT_BYTES, PRLIMIT_PATH, prlimitPrefix, resolveLimits, type SandboxLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
-import { childLimits, ForkServerPool, forkServerSource, poolKey, sumStats } from './fork-server.js';
+import { childLimits, ForkServers, forkServerSource, type ForkServerStats } from './fork-server.js';
 import { cachedFontList, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from './fontlist.js';
 import { libraryVersionsArgs, missingRequired, moduleProbeArgs, parseLibraryVersions, parseModuleProbe, queryKey } from './probe.js';
 
@@ -66,8 +66,8 @@ export class DockerPythonTestRunner implements PythonTestRunner {
   /** Removals still under way: close() waits for them. */
   private readonly retiring = new Set<Promise<void>>();
   private readonly forkServer: boolean;
-  /** Fork servers (one container each) per warm-up and limits. */
-  private readonly pools = new Map<string, ForkServerPool>();
+  /** Fork servers, one container each. */
+  private readonly forkServers = new ForkServers();
 
   constructor(settings: PythonTestsSettings) {
     if (!settings.docker) throw new UserError('the docker python-tests backend needs container settings (engine, image)');
@@ -209,20 +209,8 @@ export class DockerPythonTestRunner implements PythonTestRunner {
       await box.container.start();
       // Podman hands the attach options to stdin without a newline: end that line (the server skips it).
       io.stdin.write('\n');
-      const proc = containerProcess(box, io, (b) => this.retireBox(b));
       // Said as a test container's end is said: a run it dies under is that fault.
-      const exited = proc.exited.then((why) => `${why}; it was killed from outside or the engine restarted`);
-      return {
-        where: proc.where,
-        stdin: proc.stdin,
-        stdout: proc.stdout,
-        stderr: proc.stderr,
-        exited,
-        get running() {
-          return proc.running;
-        },
-        stop: () => proc.stop(),
-      };
+      return containerProcess(box, io, (b) => this.retireBox(b), { endedHint: 'it was killed from outside or the engine restarted' });
     } catch (err) {
       await this.retireBox(box);
       throw err;
@@ -236,27 +224,15 @@ export class DockerPythonTestRunner implements PythonTestRunner {
   }
 
   async run(req: PythonRunRequest): Promise<PythonRunResult> {
-    if (this.forkServer && req.warm) {
-      let o: Opened | undefined;
-      try {
-        o = await this.open();
-      } catch {
-        // Reported by the plain path below.
-      }
-      if (o) {
-        const opened = o;
-        const limits = resolveLimits(req.timeoutSec, req.limits);
-        const key = poolKey(`${opened.backend.engine.address}\u0000${opened.image.id}`, req.warm, limits);
-        let pool = this.pools.get(key);
-        if (!pool) {
-          // No RLIMIT_NPROC in containers (see rlimitArgs); stdout joins stderr as in an exec.
-          const { nproc: _nproc, ...child } = childLimits(limits);
-          pool = new ForkServerPool((serverLimits) => this.launchForkServer(opened, serverLimits), req.warm, limits, { limits: child, mergeOutput: true });
-          this.pools.set(key, pool);
-        }
-        const warm = await pool.run({ ...req, env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env } });
-        if (warm) return warm;
-      }
+    const o = this.forkServer && req.warm ? await this.open().catch(() => undefined) : undefined; // a missing engine is reported below
+    if (o && req.warm) {
+      const limits = resolveLimits(req.timeoutSec, req.limits);
+      const warm = await this.forkServers.run(`${o.backend.engine.address}\u0000${o.image.id}`, req, req.warm, limits, () => {
+        // No RLIMIT_NPROC in containers (see rlimitArgs); stdout joins stderr as in an exec.
+        const { nproc: _nproc, ...child } = childLimits(limits);
+        return { launch: (serverLimits) => this.launchForkServer(o, serverLimits), child: { limits: child, mergeOutput: true } };
+      });
+      if (warm) return warm;
     }
     return this.runInOwnContainer(req);
   }
@@ -345,16 +321,14 @@ export class DockerPythonTestRunner implements PythonTestRunner {
     };
   }
 
-  /** ForkServerPool.stats summed over all warm-ups. */
-  forkServerStats(): ForkServerPool['stats'] {
-    return sumStats(this.pools.values());
+  /** What the fork servers did (ForkServers.stats). */
+  forkServerStats(): ForkServerStats {
+    return this.forkServers.stats();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((p) => p.close()));
+    await this.forkServers.close();
     const opened = this.opened;
     this.opened = undefined;
     try {

@@ -14,7 +14,8 @@ import type { PeerProcess } from '../contract.js';
 import { readLines } from '../lines.js';
 import { FORK_SERVER, type SandboxLimits } from '../limits.js';
 import { asset } from '../../util/paths.js';
-import type { PythonRunRequest, PythonRunResult, PythonWarmup } from './contract.js';
+import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
+import { PYTHON_TEST_ENV, type PythonRunRequest, type PythonRunResult, type PythonWarmup } from './contract.js';
 
 let serverText: string | undefined;
 /** Source of fork_server.py, run as `python -B -c <source>`. */
@@ -42,8 +43,16 @@ export function serverLimits(limits: SandboxLimits): SandboxLimits {
  */
 export function poolKey(where: string, warm: PythonWarmup, limits: SandboxLimits): string {
   const { cpuSeconds: _cpu, ...shared } = limits;
-  return createHash('sha256').update(JSON.stringify([where, warm.program, warm.input, shared])).digest('hex');
+  let warmHash = warmHashes.get(warm);
+  if (warmHash === undefined) {
+    warmHash = createHash('sha256').update(JSON.stringify([warm.program, warm.input])).digest('hex');
+    warmHashes.set(warm, warmHash);
+  }
+  return JSON.stringify([where, warmHash, shared]);
 }
+
+/** A caller that keeps its warm-up object from run to run has its text hashed once. */
+const warmHashes = new WeakMap<PythonWarmup, string>();
 
 interface RunReply {
   result: string;
@@ -64,14 +73,16 @@ type Answer = { reply: Record<string, unknown> } | { failed: string; kind: 'unus
 /** One server: one request at a time. */
 export class ForkServer {
   runs = 0;
-  /** Time spent besides the tests: finding or making templates, restoring the sandbox after each run. */
-  readonly overhead = { prepareMs: 0, templates: 0, restoreMs: 0 };
   /** Why this server may not take another run, once it may not. */
   retired: string | undefined;
   private waiting: ((a: Answer) => void) | undefined;
   private stderrTail = '';
 
-  private constructor(private readonly proc: PeerProcess) {
+  private constructor(
+    private readonly proc: PeerProcess,
+    /** Where its time besides the tests is added up (its pool's stats). */
+    private readonly stats: ForkServerStats,
+  ) {
     readLines(proc.stdout, FORK_SERVER.maxReplyBytes, {
       line: (text) => {
         let reply: Record<string, unknown>;
@@ -101,8 +112,8 @@ export class ForkServer {
   }
 
   /** Starts a server and runs the warm-up in it; throws with the reason when either fails. */
-  static async start(proc: PeerProcess, warm: PythonWarmup): Promise<ForkServer> {
-    const server = new ForkServer(proc);
+  static async start(proc: PeerProcess, warm: PythonWarmup, stats: ForkServerStats): Promise<ForkServer> {
+    const server = new ForkServer(proc, stats);
     const a = await server.ask({ op: 'warm', program: warm.program, input: warm.input }, FORK_SERVER.warmTimeoutMs);
     if ('failed' in a || a.reply.ok !== true) {
       await server.stop();
@@ -161,7 +172,8 @@ export class ForkServer {
         op: 'run',
         program: req.program,
         input: req.input,
-        env: req.env,
+        // What a fresh sandbox's program gets: the clean base, the test environment, the request's.
+        env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env },
         preload: req.preload ?? [],
         limits,
         timeout: req.timeoutSec,
@@ -184,9 +196,9 @@ export class ForkServer {
       this.retire(`the fork server could not run a test: ${String(a.reply.error ?? 'malformed reply')}`);
       return undefined;
     }
-    this.overhead.prepareMs += r.prepare_ms ?? 0;
-    this.overhead.templates += r.templates_made ?? 0;
-    this.overhead.restoreMs += r.restore_ms ?? 0;
+    this.stats.prepareMs += r.prepare_ms ?? 0;
+    this.stats.templates += r.templates_made ?? 0;
+    this.stats.restoreMs += r.restore_ms ?? 0;
     if (!r.clean) this.retire(`its sandbox could not be restored: ${r.note ?? 'unknown'}`);
     if (this.runs >= FORK_SERVER.runsPerServer) this.retire('served its runs');
     return {
@@ -217,14 +229,14 @@ export class ForkServerPool {
    * sandboxes), and where the servers' time went besides the tests: starting and
    * warming up, templates, clean-up.
    */
-  readonly stats = emptyStats();
+  readonly stats: ForkServerStats = emptyStats();
 
   constructor(
     private readonly launch: (limits: SandboxLimits) => Promise<PeerProcess>,
     private readonly warm: PythonWarmup,
     private readonly limits: SandboxLimits,
     /** How the backend runs a test: the rlimits its child sets itself, and whether its stdout joins stderr. */
-    private readonly child: { limits: Record<string, number>; mergeOutput: boolean } = { limits: childLimits(limits), mergeOutput: false },
+    private readonly child: NonNullable<ForkServerLaunch['child']> = { limits: childLimits(limits), mergeOutput: false },
   ) {}
 
   private async take(): Promise<ForkServer | undefined> {
@@ -236,7 +248,7 @@ export class ForkServerPool {
     if (this.unavailable) return undefined;
     try {
       const t0 = Date.now();
-      const server = await ForkServer.start(await this.launch(serverLimits(this.limits)), this.warm);
+      const server = await ForkServer.start(await this.launch(serverLimits(this.limits)), this.warm, this.stats);
       this.stats.startMs += Date.now() - t0;
       this.stats.started++;
       return server;
@@ -273,12 +285,8 @@ export class ForkServerPool {
     }
     this.busy.add(server);
     try {
-      const before = { ...server.overhead };
       const result = await server.run(req, this.child.limits, this.child.mergeOutput);
       this.stats[result ? 'served' : 'missed']++;
-      this.stats.prepareMs += server.overhead.prepareMs - before.prepareMs;
-      this.stats.templates += server.overhead.templates - before.templates;
-      this.stats.restoreMs += server.overhead.restoreMs - before.restoreMs;
       return result;
     } finally {
       this.give(server);
@@ -292,13 +300,58 @@ export class ForkServerPool {
   }
 }
 
-function emptyStats(): { started: number; served: number; missed: number; startMs: number; templates: number; prepareMs: number; restoreMs: number } {
-  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0 };
+/** How a backend's fork servers are started, and how their test children run. */
+export interface ForkServerLaunch {
+  launch: (serverLimits: SandboxLimits) => Promise<PeerProcess>;
+  /** The rlimits the child sets itself, and whether its stdout joins stderr (default: all of childLimits, apart). */
+  child?: { limits: Record<string, number>; mergeOutput: boolean };
 }
 
-/** The stats of several pools, added up. */
-export function sumStats(pools: Iterable<ForkServerPool>): ForkServerPool['stats'] {
-  const total = emptyStats();
-  for (const p of pools) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += p.stats[k];
-  return total;
+/** A backend's pools: one per place, warm-up and sandbox limits (poolKey). */
+export class ForkServers {
+  private readonly pools = new Map<string, ForkServerPool>();
+
+  /** Undefined when no server could take the run: the caller plays it in a fresh sandbox or container. */
+  run(where: string, req: PythonRunRequest, warm: PythonWarmup, limits: SandboxLimits, how: () => ForkServerLaunch): Promise<PythonRunResult | undefined> {
+    const key = poolKey(where, warm, limits);
+    let pool = this.pools.get(key);
+    if (!pool) {
+      const { launch, child } = how();
+      pool = new ForkServerPool(launch, warm, limits, child);
+      this.pools.set(key, pool);
+    }
+    return pool.run(req);
+  }
+
+  /** Why a server could not be started, if one could not. */
+  unavailable(): string | undefined {
+    return [...this.pools.values()].map((p) => p.unavailable).find(Boolean);
+  }
+
+  /** The pools' stats, added up. */
+  stats(): ForkServerStats {
+    const total = emptyStats();
+    for (const p of this.pools.values()) for (const k of Object.keys(total) as (keyof ForkServerStats)[]) total[k] += p.stats[k];
+    return total;
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+export interface ForkServerStats {
+  started: number;
+  served: number;
+  missed: number;
+  startMs: number;
+  templates: number;
+  prepareMs: number;
+  restoreMs: number;
+}
+
+function emptyStats(): ForkServerStats {
+  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0 };
 }

@@ -8,12 +8,11 @@
  */
 import { checkBwrap, SETUP_HINT } from '../bwrap/check.js';
 import { launchSandboxed } from '../bwrap/launch.js';
-import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
 import { runSandboxed, SandboxUnavailableError } from '../bwrap/run.js';
 import type { EnvCheck } from '../contract.js';
 import { FONTLIST_MAX_BYTES, HELPER_OUTPUT_BYTES, PYTHON_HELPER_TIMEOUT_SEC, resolveLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
-import { ForkServerPool, forkServerSource, poolKey, sumStats } from './fork-server.js';
+import { ForkServers, forkServerSource, type ForkServerStats } from './fork-server.js';
 import { cachedFontList, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from './fontlist.js';
 import { libraryVersionsArgs, missingRequired, moduleProbeArgs, parseLibraryVersions, parseModuleProbe, queryKey } from './probe.js';
 
@@ -29,8 +28,7 @@ export class LocalPythonTestRunner implements PythonTestRunner {
   readonly python: string;
   private readonly timeoutSec: number;
   private readonly forkServer: boolean;
-  /** Fork servers per warm-up and limits. */
-  private readonly pools = new Map<string, ForkServerPool>();
+  private readonly forkServers = new ForkServers();
 
   constructor(settings: PythonTestsSettings = {}) {
     this.python = settings.python ?? DEFAULT_SANDBOX_PYTHON;
@@ -46,20 +44,12 @@ export class LocalPythonTestRunner implements PythonTestRunner {
   async run(req: PythonRunRequest): Promise<PythonRunResult> {
     const limits = resolveLimits(req.timeoutSec, req.limits);
     if (this.forkServer && req.warm) {
-      const key = poolKey(this.python, req.warm, limits);
-      let pool = this.pools.get(key);
-      if (!pool) {
-        const python = this.python;
-        pool = new ForkServerPool(
-          (serverLimits) => launchSandboxed({ command: [python, '-B', '-c', forkServerSource()], env: { ...PYTHON_TEST_ENV }, limits: serverLimits, asPid1: true }),
-          req.warm,
-          limits,
-        );
-        this.pools.set(key, pool);
-      }
-      const warm = await pool.run({ ...req, env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env } });
+      const python = this.python;
+      const warm = await this.forkServers.run(python, req, req.warm, limits, () => ({
+        launch: (serverLimits) => launchSandboxed({ command: [python, '-B', '-c', forkServerSource()], env: { ...PYTHON_TEST_ENV }, limits: serverLimits, asPid1: true }),
+      }));
       if (warm) return warm;
-      // No server could run it: a fresh sandbox does, with the same result.
+      // No server could take it: a fresh sandbox does, with the same result.
     }
     const run = await runSandboxed({
       command: [this.python, '-B', '-c', req.program],
@@ -152,7 +142,7 @@ export class LocalPythonTestRunner implements PythonTestRunner {
 
   async describe(): Promise<Record<string, unknown>> {
     const bwrap = await checkBwrap();
-    const unavailable = [...this.pools.values()].map((p) => p.unavailable).find(Boolean);
+    const unavailable = this.forkServers.unavailable();
     return {
       backend: 'local-bwrap',
       sandbox: bwrap.ok ? { bwrap: bwrap.path, ...bwrap.features } : { unavailable: bwrap.reason },
@@ -161,16 +151,14 @@ export class LocalPythonTestRunner implements PythonTestRunner {
     };
   }
 
-  /** ForkServerPool.stats summed over all warm-ups. */
-  forkServerStats(): ForkServerPool['stats'] {
-    return sumStats(this.pools.values());
+  /** What the fork servers did (ForkServers.stats). */
+  forkServerStats(): ForkServerStats {
+    return this.forkServers.stats();
   }
 
   /** Stops the fork servers (runs in fresh sandboxes hold nothing). */
   async close(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((p) => p.close()));
+    await this.forkServers.close();
   }
 }
 

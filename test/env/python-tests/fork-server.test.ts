@@ -11,7 +11,7 @@ import { readBcbTasks, type BcbTask } from '../../../src/bench/bcb/dataset.js';
 import { taskImports } from '../../../src/bench/bcb/evaluate.js';
 import { BcbEvaluator, defaultDockerSettings } from '../../../src/bench/bcb/evaluator.js';
 import { DockerPythonTestRunner } from '../../../src/env/python-tests/docker.js';
-import type { ForkServerPool } from '../../../src/env/python-tests/fork-server.js';
+import type { ForkServerStats } from '../../../src/env/python-tests/fork-server.js';
 import { LocalPythonTestRunner } from '../../../src/env/python-tests/local.js';
 import { BCB_IMAGE, requireBcbImage } from '../../bcb-eval/require-bcb-docker.js';
 import { requireBcbPython } from '../require-sandbox.js';
@@ -33,7 +33,7 @@ describe('taskImports', () => {
 });
 
 /** A dirty test, then one that finds nothing of it, on the same server. */
-async function expectNothingLeft(fast: BcbEvaluator, stats: () => ForkServerPool['stats']): Promise<void> {
+async function expectNothingLeft(fast: BcbEvaluator, stats: () => ForkServerStats): Promise<void> {
   const dirty = [
     'import os, subprocess, numpy',
     'open("/tmp/memrl-leftover", "w").write("x")',

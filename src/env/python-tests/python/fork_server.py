@@ -122,13 +122,11 @@ def _find_rngs():
 
 
 def _reseed():
-    import random
-
     for value in _RNGS:
         try:
-            if isinstance(value, random.Random) or hasattr(value, "seed"):
+            if hasattr(value, "seed"):  # random.Random, numpy's RandomState
                 value.seed()
-            else:
+            else:  # numpy's Generator
                 value.bit_generator.state = type(value.bit_generator)().state
         except Exception:
             pass
@@ -362,8 +360,7 @@ class Server:
         """Kills every process but us and the templates; True once none is left."""
         for _ in range(200):
             self.reap()
-            for t in [t for t in self.templates.values() if not t.alive()]:
-                self.drop(t)
+            self.drop_dead()
             keep = {1, os.getpid()} | {t.pid for t in self.templates.values()}
             victims = []
             for name in os.listdir("/proc"):
@@ -467,8 +464,7 @@ class Server:
             template.stop()
         wanted = tuple(m for m in key if m not in self.without.get(key, ()))
         while wanted:
-            for t in [t for t in self.templates.values() if not t.alive()]:
-                self.drop(t)
+            self.drop_dead()
             while len(self.templates) >= MAX_TEMPLATES:
                 self.templates.pop(next(iter(self.templates))).stop()
             # Forked from the template holding the most of these modules, it imports only the rest.
@@ -609,6 +605,10 @@ class Server:
             "templates_made": self.made,
             "restore_ms": int((time.monotonic() - ended) * 1000),
         }
+
+    def drop_dead(self):
+        for t in [t for t in self.templates.values() if not t.alive()]:
+            self.drop(t)
 
     def drop(self, template):
         for key, t in list(self.templates.items()):
