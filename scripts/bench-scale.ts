@@ -9,6 +9,7 @@
  * The arithmetic example plug-in (one agent call per episode), method memrl, 1 epoch,
  * three batches of 16 rounds of the workers' slots (9.6 s of ideal time per setting).
  * Prints numbers; asserts nothing.  npm run bench:scale  (needs bash scripts/setup.sh redis)
+ * BENCH_SCALE_WORKERS=4 npm run bench:scale measures one setting only.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     console.log(`loopback server: every chat reply after ${DELAY_S * 1000} ms; arithmetic plug-in, method memrl, 1 epoch; ${SLOTS} episodes at once per worker`);
     // steady: batches 2 and 3 only (from the end of the first batch to the end of the last), without the run's start-up.
     console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
-    for (const workers of [1, 2, 4]) {
+    for (const workers of (process.env.BENCH_SCALE_WORKERS ?? '1,2,4').split(',').map(Number)) {
       const slots = workers * SLOTS;
       // Three whole batches of 16 rounds (9.6 s ideal): no short last batch.
       const batch = slots * 16;

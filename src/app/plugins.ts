@@ -67,9 +67,14 @@ let tsLoader: Promise<unknown> | undefined;
  * tsx's loader, registered once for the whole process (not scoped to one import), so
  * that a TS plug-in's `import ... from 'memrl'` gets the very modules the CLI runs on
  * (one EpisodeFault class, one zod) instead of a second copy.
+ *
+ * memrl's own entry is loaded first: once tsx is registered, every specifier a new
+ * module links is resolved on tsx's hooks thread, one synchronous round trip each, and
+ * the entry's graph (the OpenAI SDK alone is some 300 modules) took 100-150 ms that way
+ * when a plug-in's import of 'memrl' linked it; a worker paid it on a run's first episode.
  */
 function typescriptLoader(): Promise<unknown> {
-  tsLoader ??= import('tsx/esm/api').then(({ register }) => register());
+  tsLoader ??= import('../index.js').then(() => import('tsx/esm/api')).then(({ register }) => register());
   return tsLoader;
 }
 

@@ -50,12 +50,21 @@ export class EpisodeJobFailed extends MemrlError {
 }
 
 /** Episodes of one run on the queue `queue` (named by what its episodes need: see queueName). */
-export async function openEpisodeQueue(url: string, queue: string, opts: { pollMs?: number } = {}): Promise<EpisodeDispatcher> {
+export async function openEpisodeQueue(url: string, queue: string, opts: { pollMs?: number; warn?: (line: string) => void } = {}): Promise<EpisodeDispatcher> {
   const target: QueueTarget = queueTarget(url);
   const connection = { ...target.connection, maxRetriesPerRequest: null };
   const q = new Queue<EpisodeJob, EpisodeResult>(queue, { connection, prefix: QUEUE_PREFIX });
   const events = new QueueEvents(queue, { connection, prefix: QUEUE_PREFIX });
   await events.waitUntilReady();
+  // Redis lost mid-run: one line when it goes and one when it answers again (the sweep below re-queues what it lost).
+  let lost = false;
+  const onLost = (err: Error): void => {
+    if (lost) return;
+    lost = true;
+    opts.warn?.(`memrl: lost Redis at ${target.label} (${err.message}); waiting for it; what it lost is queued again once it answers\n`);
+  };
+  q.on('error', onLost);
+  events.on('error', onLost);
   const pending = new Map<string, Pending>();
   const inflight = new Map<string, Promise<EpisodeResult>>();
 
@@ -92,13 +101,32 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
     pending.delete(id);
     p.resolve(result);
   };
-  const safely = (id: string): void => void check(id).catch(() => undefined); // Redis down: the next poll tries again
+  const safely = (id: string): void => void check(id).catch(() => undefined); // Redis down: the next sweep tries again
   // The event carries the result: no round trip to fetch it.
   events.on('completed', ({ jobId, returnvalue }) => (returnvalue && typeof returnvalue === 'object' ? settle(jobId, returnvalue as EpisodeResult) : safely(jobId)));
   events.on('failed', ({ jobId }) => safely(jobId));
-  const poll = setInterval(() => {
-    for (const id of pending.keys()) safely(id);
-  }, opts.pollMs ?? 1000);
+  /**
+   * Every pending job's two timestamps, in one round trip. A batch keeps hundreds of
+   * jobs pending, and fetching each whole job (its memories included) every second moved
+   * the batch's payload again and again. Only a job Redis lost, or one that finished
+   * without its event reaching this run, is looked at further.
+   */
+  const sweep = async (): Promise<void> => {
+    const ids = [...pending.keys()];
+    if (!ids.length) return;
+    const client = await q.getBackend().client;
+    // Sent together on one connection; a read that fails waits for the next sweep.
+    const read = await Promise.all(ids.map((id) => client.hmget(q.toKey(id), 'timestamp', 'finishedOn').catch(() => undefined)));
+    if (lost && read.some(Boolean)) {
+      lost = false;
+      opts.warn?.(`memrl: Redis at ${target.label} answers again\n`);
+    }
+    ids.forEach((id, i) => {
+      const fields = read[i];
+      if (fields && (fields[0] === null || fields[1] !== null)) safely(id);
+    });
+  };
+  const poll = setInterval(() => void sweep().catch(() => undefined), opts.pollMs ?? 1000);
   poll.unref();
 
   return {
@@ -135,14 +163,25 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
 
 const stoppedError = (): Error => new MemrlError('harness', 'stopped', 'the run was stopped');
 
+/** Episodes waiting on each run's signal: one abort listener per signal however many are in flight (a batch holds hundreds). */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
 /** `p`, or a rejection as soon as `signal` aborts. */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  let stops = waiting.get(signal);
+  if (!stops) {
+    const all = new Set<() => void>();
+    signal.addEventListener('abort', () => all.forEach((stop) => stop()), { once: true });
+    waiting.set(signal, all);
+    stops = all;
+  }
+  const set = stops;
   return new Promise<T>((resolve, reject) => {
     const stop = (): void => reject(stoppedError());
-    signal.addEventListener('abort', stop, { once: true });
+    set.add(stop);
     p.then(
-      (v) => (signal.removeEventListener('abort', stop), resolve(v)),
-      (e: unknown) => (signal.removeEventListener('abort', stop), reject(e)),
+      (v) => (set.delete(stop), resolve(v)),
+      (e: unknown) => (set.delete(stop), reject(e)),
     );
   });
 }

@@ -106,7 +106,7 @@ async function distributedParts(url: string): Promise<{ label: string; episodeQu
   return {
     // The URL with its password hidden: safe to print in the resume hint.
     label: target.label,
-    episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes')),
+    episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes'), { warn: (line) => process.stderr.write(line) }),
     rateGates: gates.factory,
     close: () => gates.close(),
   };
