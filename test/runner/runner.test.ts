@@ -11,6 +11,7 @@ import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { readTranscripts } from '../../src/metrics/transcripts.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
+import { fileReporters } from '../../src/runner/reporters/index.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memrl-runner-'));
@@ -116,6 +117,35 @@ describe('runner', () => {
     const manifest = json(p.runDir, 'run.json') as { model: string; simulated: boolean };
     expect(manifest).toMatchObject({ model: 'sim', simulated: true });
     expect(readdirSync(join(p.runDir, 'tb')).some((f) => f.startsWith('events.out.tfevents'))).toBe(true);
+  });
+
+  it('hands reporters each batch\'s rows after its episodes and before anything of the next batch, every row before its epoch ends', async () => {
+    const dir = freshDir();
+    const seen: string[] = [];
+    const reporters = fileReporters(dir);
+    reporters.set('order', {
+      onEpisode: (row) => seen.push(`episode ${row.epoch}:${row.taskIndex}`),
+      onRows: (rs) => seen.push(`rows ${rs.map((r) => `${r.epoch}:${r.taskIndex}`).join(',')}`),
+      onEpochEnd: (ev) => seen.push(`epoch end ${ev.epoch}`),
+    });
+    await runBenchmark(plan({ runDir: dir, epochs: 2, concurrency: 4, reporters }));
+    // Between two row events: exactly the episodes of the second one's rows.
+    const expected: string[] = [];
+    for (const e of [1, 2]) {
+      for (let b = 0; b < 3; b++) {
+        const batch = [0, 1, 2, 3].map((i) => `${e}:${4 * b + i}`);
+        expected.push(...batch.map((k) => `episode ${k}`).sort(), `rows ${batch.join(',')}`);
+      }
+      expected.push(`epoch end ${e}`);
+    }
+    const episodesSorted: string[] = [];
+    let run: string[] = [];
+    for (const ev of seen) {
+      if (ev.startsWith('episode ')) run.push(ev);
+      else episodesSorted.push(...run.sort(), ev), (run = []);
+    }
+    expect(episodesSorted).toEqual(expected);
+    expect(rows(dir)).toHaveLength(24);
   });
 
   it('lets no task of a batch see memories written by the same batch', async () => {
