@@ -24,7 +24,7 @@ import type { Experience, MethodInstance, MethodModule, Retrieval } from '../cor
 import { parseOutcomeRow, type Outcome, type OutcomePhase, type OutcomeRow } from '../core/outcome.js';
 import type { Reporter, ReporterMap, RunInfo, Trace } from '../core/reporter.js';
 import type { Embedder } from '../embed/types.js';
-import { ReplayMissError } from '../llm/cache.js';
+import { canonicalJson, ReplayMissError } from '../llm/cache.js';
 import { LEDGER_ROLES, UsageLedger, type LedgerSnapshot } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
 import type { SimPlayer } from '../llm/sim/model.js';
@@ -595,9 +595,15 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   crashPoint('end');
   const metrics = metricsNow();
   const status = failure ? 'failed' : interrupted ? 'interrupted' : 'complete';
+  // run.json describes the evaluator as it started. A part that gave out later (a fork
+  // server that could not start, so tests ran in fresh sandboxes) is recorded here.
+  const evaluatorAtEnd = await bench.describeEvaluator().catch(() => undefined);
+  const evaluatorChanged = evaluatorAtEnd !== undefined && canonicalJson(evaluatorAtEnd) !== canonicalJson(evaluator);
+  if (evaluatorChanged) log.warn({ event: 'evaluator_changed', evaluator: evaluatorAtEnd }, 'the evaluator ended otherwise than it started: summary.json evaluatorAtEnd');
   const summary = {
     status,
     ...(failure ? { failure } : {}),
+    ...(evaluatorChanged ? { evaluatorAtEnd } : {}),
     epochsCompleted,
     epochsPlanned: plan.epochs,
     model: model.label,

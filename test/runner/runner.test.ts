@@ -148,6 +148,17 @@ describe('runner', () => {
     expect(rows(dir)).toHaveLength(24);
   });
 
+  it('records in summary.json how the evaluator ended when it ended otherwise than run.json says it started', async () => {
+    const told: Record<string, unknown>[] = [{ backend: 'toy', forkServer: true }, { backend: 'toy', forkServer: { unavailable: 'warm-up failed' } }];
+    const changing = plan({ benchmark: { ...toyBenchmark(), describeEvaluator: async () => told.shift() ?? {} } });
+    await runBenchmark(changing);
+    expect((json(changing.runDir, 'run.json') as { evaluator: unknown }).evaluator).toEqual({ backend: 'toy', forkServer: true });
+    expect((json(changing.runDir, 'summary.json') as { evaluatorAtEnd?: unknown }).evaluatorAtEnd).toEqual({ backend: 'toy', forkServer: { unavailable: 'warm-up failed' } });
+    const steady = plan({ benchmark: { ...toyBenchmark(), describeEvaluator: async () => ({ forkServer: true, backend: 'toy' }) } });
+    await runBenchmark(steady);
+    expect(json(steady.runDir, 'summary.json')).not.toHaveProperty('evaluatorAtEnd');
+  });
+
   it('lets no task of a batch see memories written by the same batch', async () => {
     // One batch holding every task: the first epoch retrieves from an empty memory.
     const p = plan({ epochs: 2, batchSize: 12 });
