@@ -148,6 +148,8 @@ type Emit = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<
  */
 class RowsLater {
   private pending: (() => void) | undefined;
+  /** A write that failed off the main path, thrown at the next event. */
+  private failed: unknown;
 
   constructor(private readonly emitNow: Emit) {}
 
@@ -179,8 +181,6 @@ class RowsLater {
     this.pending = undefined;
     pending?.();
   }
-
-  private failed: unknown;
 }
 
 async function schedule<T extends TaskBase>(plan: RunPlan<T>, emitNow: Emit): Promise<RunResult> {
