@@ -25,6 +25,13 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   # `npm install` with the committed lock installs exactly the locked versions. Not
   # `npm ci`: npm 11 rejects a lock that lacks other platforms' optional packages
   # (rollup's), which npm itself omits on some configurations.
+  # better-sqlite3 (ours, and mem0ai's) downloads a prebuilt binary from GitHub, and
+  # compiles itself where GitHub is out of reach: that needs a C++ compiler, make and
+  # Node's headers (those of the installed Node, so node-gyp need not download them).
+  # A machine that reaches only the npm registry and Debian's archive gets them here.
+  APT_NO_RECOMMENDS=1 apt_install_missing g++ make python3
+  nodedir=$(node -p "require('path').resolve(process.execPath, '..', '..')")
+  [ -f "$nodedir/include/node/node_api.h" ] && export npm_config_nodedir="$nodedir"
   log "node: npm install from package-lock.json (node_modules missing or older than the lock)"
   as_owner npm install --no-audit --no-fund
 else
