@@ -63,7 +63,7 @@ node_at=$(awk '$0 ~ /\[setup\] == node$/ { print $1; exit }' "$work/setup.log")
   tail -n 30 "$work/run.log" >&2
   die "bench:fresh: the main job exited $rc"
 }
-printf 'fresh Debian: %s packages before setup; Node %s from this machine; 2 cores here: %s\n' "$(cat "$work/packages-before")" "$(node --version)" "$(nproc)"
+printf 'fresh Debian: %s packages before setup; Node %s from this machine; %s cores\n' "$(cat "$work/packages-before")" "$(node --version)" "$(nproc)"
 printf '  setup, system-bcb (apt: bubblewrap, Python libraries)  %4d s\n' "$node_at"
 printf '  setup, node (npm install, build)                        %4d s\n' "$((setup - node_at))"
 printf '  main job: first epoch printed at                        %4d s\n' "$first"

@@ -67,6 +67,8 @@ async function main(): Promise<void> {
   try {
     await new Promise((r) => setTimeout(r, 300));
     console.log(`loopback server: every chat reply after ${DELAY_S * 1000} ms; arithmetic plug-in, method memrl, 1 epoch; ${SLOTS} episodes at once per worker`);
+    // The next batch retrieves from what the last episodes' memory writes make: a batch of 16 rounds lasts at least 17 calls.
+    console.log(`ceiling of method memrl here: each batch ends with its last memory writes (${DELAY_S * 1000} ms), so at most 16/17 = ${((100 * 16) / 17).toFixed(1)}% of the limit`);
     // steady: batches 2 and 3 only (from the end of the first batch to the end of the last), without the run's start-up.
     console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
     for (const workers of (process.env.BENCH_SCALE_WORKERS ?? '1,2,4').split(',').map(Number)) {
