@@ -68,13 +68,13 @@ let tsLoader: Promise<unknown> | undefined;
  * that a TS plug-in's `import ... from 'memrl'` gets the very modules the CLI runs on
  * (one EpisodeFault class, one zod) instead of a second copy.
  *
- * memrl's own entry is loaded first: once tsx is registered, every specifier a new
- * module links is resolved on tsx's hooks thread, one synchronous round trip each, and
- * the entry's graph (the OpenAI SDK alone is some 300 modules) took 100-150 ms that way
- * when a plug-in's import of 'memrl' linked it; a worker paid it on a run's first episode.
+ * What a plug-in's `import ... from 'memrl'` links is loaded first, by that same name:
+ * once tsx is registered, every specifier a new module links is resolved on tsx's hooks
+ * thread, one synchronous round trip each, and that graph (the OpenAI SDK alone is some
+ * 300 modules) took 100-150 ms that way; a worker paid it on a run's first episode.
  */
 function typescriptLoader(): Promise<unknown> {
-  tsLoader ??= import('../index.js').then(() => import('tsx/esm/api')).then(({ register }) => register());
+  tsLoader ??= import('memrl').then(() => import('tsx/esm/api')).then(({ register }) => register());
   return tsLoader;
 }
 

@@ -38,6 +38,8 @@ interface Pending {
   since: number;
   /** A failure left from an earlier attempt of the run was sent back to the queue once. */
   retried?: boolean;
+  /** Redis took the job (so its absence later means Redis lost it). */
+  queued?: boolean;
   resolve(r: EpisodeResult): void;
   reject(e: Error): void;
 }
@@ -121,10 +123,13 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       lost = false;
       opts.warn?.(`memrl: Redis at ${target.label} answers again\n`);
     }
+    let gone = 0;
     ids.forEach((id, i) => {
       const fields = read[i];
+      if (fields && fields[0] === null && pending.get(id)?.queued) gone++;
       if (fields && (fields[0] === null || fields[1] !== null)) safely(id);
     });
+    if (gone) opts.warn?.(`memrl: Redis at ${target.label} no longer has ${gone} queued episode job(s) (restarted without persistence?); queuing them again\n`);
   };
   const poll = setInterval(() => void sweep().catch(() => undefined), opts.pollMs ?? 1000);
   poll.unref();
@@ -145,7 +150,11 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
         result.then(forget, forget);
         // An existing id (a resumed run, or the same episode queued before) is not added twice: BullMQ keeps the first.
         add(id, req).then(
-          () => safely(id),
+          () => {
+            const p = pending.get(id);
+            if (p) p.queued = true;
+            safely(id);
+          },
           () => undefined, // Redis away: the poll queues it once Redis is back
         );
       }

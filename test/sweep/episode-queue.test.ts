@@ -124,10 +124,9 @@ describe.skipIf(SKIP_REDIS)('memrl run --queue: episodes on memrl workers', () =
     });
     expect(restartedMidRun).toBe(true);
     expect(r.stderr).toMatch(/done: 3\/3/);
-    // Said in a line each way, not as the client library's stack traces.
-    expect(r.stderr).toMatch(/memrl: lost Redis at redis:\/\/127\.0\.0\.1:\d+ \(.+\); waiting for it/);
-    expect(r.stderr).toMatch(/memrl: Redis at redis:\/\/127\.0\.0\.1:\d+ answers again/);
+    // Whatever it says about Redis (test/sweep/redis-loss.test.ts: which lines), it says in lines of its own, not as the client library's stack traces.
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr.split('\n').filter((l) => /redis|ECONN/i.test(l) && !l.startsWith('memrl: ') && !l.startsWith('  note: '))).toEqual([]);
     expect(firstDifference(finalState(runFolder('restart')), reference)).toBeUndefined();
   }, 180_000);
 
