@@ -56,6 +56,9 @@ MAX_TEMPLATES = 10
 TEMPLATE_REPLY_SEC = 10.0
 # After the test ended and the rest was killed: how long its pipes may take to close.
 DRAIN_SEC = 2.0
+# How long a test child forked through a template waits for the middle process to exit
+# (it exits right after the fork; only a machine under heavy load makes this take ms).
+HANDOFF_SEC = 2.0
 # Writable places a test can leave files in (/var/tmp is its own mount in a container, a link to /tmp in bubblewrap).
 SCRATCH = tuple(p for p in ("/tmp", "/dev/shm", "/var/tmp") if os.path.isdir(p) and not os.path.islink(p))
 WORKDIR = "/tmp/work"
@@ -186,6 +189,11 @@ def _become_test(meta, program_fd, input_fd, out_fd, err_fd, result_fd):
         main.__dict__["__builtins__"] = builtins
         sys.modules["__main__"] = main
         code = _COMPILED.get(program) or compile(program, "<string>", "exec")
+        # Forked through a template, our parent is the middle process until it has
+        # exited; a test reading os.getppid() must find PID 1, as in a fresh sandbox.
+        deadline = time.monotonic() + HANDOFF_SEC
+        while os.getppid() != 1 and time.monotonic() < deadline:
+            time.sleep(0.0002)
     except BaseException:
         try:
             os.write(2, ("fork server: could not start the test: " + traceback.format_exc()).encode())
