@@ -61,8 +61,8 @@ apt_install_missing() {
     local aptlog
     aptlog=$(mktemp -t memrl-setup-apt.XXXXXX.log)
     log "apt-get install ${#wanted[@]} packages (output in $aptlog): ${wanted[*]}"
-    # No fsync per unpacked file (as Debian's own container images do): most of the
-    # time of a fresh install of the Python libraries otherwise goes to waiting on the disk.
+    # No fsync per unpacked file (as Debian's own container images do): the Python
+    # libraries unpack tens of thousands of files, and dpkg would wait for the disk on each.
     local opts=(-y -q -o Dpkg::Options::=--force-unsafe-io)
     [ "${APT_NO_RECOMMENDS:-}" = 1 ] && opts+=(--no-install-recommends)
     if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install "${opts[@]}" "${wanted[@]}" >"$aptlog" 2>&1; then

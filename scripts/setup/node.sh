@@ -29,11 +29,13 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   # compiles itself where GitHub is out of reach: that needs a C++ compiler, make and
   # Node's headers (those of the installed Node, so node-gyp need not download them).
   # A machine that reaches only the npm registry and Debian's archive gets them here.
-  APT_NO_RECOMMENDS=1 apt_install_missing g++ make python3
+  command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 ||
+    APT_NO_RECOMMENDS=1 apt_install_missing g++ make python3
+  npm_args=(--no-audit --no-fund)
   nodedir=$(node -p "require('path').resolve(process.execPath, '..', '..')")
-  [ -f "$nodedir/include/node/node_api.h" ] && export npm_config_nodedir="$nodedir"
+  [ -f "$nodedir/include/node/node_api.h" ] && npm_args+=(--nodedir="$nodedir")
   log "node: npm install from package-lock.json (node_modules missing or older than the lock)"
-  as_owner npm install --no-audit --no-fund
+  as_owner npm install "${npm_args[@]}"
 else
   log "node: node_modules up to date"
 fi
