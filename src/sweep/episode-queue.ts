@@ -107,6 +107,8 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
   // The event carries the result: no round trip to fetch it.
   events.on('completed', ({ jobId, returnvalue }) => (returnvalue && typeof returnvalue === 'object' ? settle(jobId, returnvalue as EpisodeResult) : safely(jobId)));
   events.on('failed', ({ jobId }) => safely(jobId));
+  // Queued before (a resumed run, the same episode asked for again): its result may be there already.
+  events.on('duplicated', ({ jobId }) => safely(jobId));
   /**
    * Every pending job's two timestamps, in one round trip. A batch keeps hundreds of
    * jobs pending, and fetching each whole job (its memories included) every second moved
@@ -153,7 +155,6 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
           () => {
             const p = pending.get(id);
             if (p) p.queued = true;
-            safely(id);
           },
           () => undefined, // Redis away: the poll queues it once Redis is back
         );
