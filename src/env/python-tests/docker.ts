@@ -310,7 +310,6 @@ export class DockerPythonTestRunner implements PythonTestRunner {
   /** Engine, image and limits; throws a UserError when the engine or image is missing. */
   async describe(): Promise<Record<string, unknown>> {
     const o = await this.open();
-    const unavailable = this.forkServers.unavailable();
     const { maxProcesses: _unused, ...rlimits } = resolveLimits(this.timeoutSec);
     const { settings } = this.placement;
     return {
@@ -318,7 +317,7 @@ export class DockerPythonTestRunner implements PythonTestRunner {
       engine: { name: o.backend.info.name, version: o.backend.info.version, apiVersion: o.backend.info.apiVersion, address: o.backend.info.address },
       image: { name: this.imageName, id: o.image.id, digests: o.image.digests, created: o.image.created },
       limits: { ...rlimits, memoryBytes: settings.memoryMb * MiB, pids: settings.pids, network: 'none', user: NOBODY },
-      forkServer: this.forkServer ? (unavailable ? { unavailable } : true) : false,
+      forkServer: this.forkServers.describe(this.forkServer),
     };
   }
 

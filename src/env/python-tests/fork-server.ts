@@ -323,9 +323,10 @@ export class ForkServers {
     return pool.run(req);
   }
 
-  /** Why a server could not be started, if one could not. */
-  unavailable(): string | undefined {
-    return [...this.pools.values()].map((p) => p.unavailable).find(Boolean);
+  /** For describe(): off, on, or on but why no server could be started. */
+  describe(enabled: boolean): boolean | { unavailable: string } {
+    const unavailable = [...this.pools.values()].map((p) => p.unavailable).find(Boolean);
+    return enabled && unavailable ? { unavailable } : enabled;
   }
 
   /** The pools' stats, added up. */

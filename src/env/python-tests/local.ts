@@ -142,11 +142,10 @@ export class LocalPythonTestRunner implements PythonTestRunner {
 
   async describe(): Promise<Record<string, unknown>> {
     const bwrap = await checkBwrap();
-    const unavailable = this.forkServers.unavailable();
     return {
       backend: 'local-bwrap',
       sandbox: bwrap.ok ? { bwrap: bwrap.path, ...bwrap.features } : { unavailable: bwrap.reason },
-      forkServer: this.forkServer ? (unavailable ? { unavailable } : true) : false,
+      forkServer: this.forkServers.describe(this.forkServer),
       limits: resolveLimits(this.timeoutSec),
     };
   }
