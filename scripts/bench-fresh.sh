@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# README command 1 on a fresh Debian, timed: `bash scripts/setup.sh && node bin/memrl.js
-# run bcb --epochs 3 --limit 50` in a new container from memrl/debian:bookworm, the
-# debootstrap root filesystem of scripts/setup/rootfs.sh (a minimal Debian: no Python,
-# no compiler). The commit at HEAD is what the container gets, as a fresh clone would.
-# Node comes from this machine (the README assumes Node >= 20 is installed), and so do
-# ../shared (read-only) and, behind a proxy that re-signs TLS, the CA bundle it trusts.
-# Prints where the time went next to the goal (8 minutes). Asserts nothing.
-#   npm run bench:fresh      (needs Podman and the image: bash scripts/setup.sh test)
+# README command 1 or 2 on a fresh Debian, timed, in a new container from
+# memrl/debian:bookworm, the debootstrap root filesystem of scripts/setup/rootfs.sh (a
+# minimal Debian: no Python, no compiler):
+#   1: `bash scripts/setup.sh && node bin/memrl.js run bcb --epochs 3 --limit 50`
+#   2: `bash scripts/setup.sh test && npm test` (with CI=true: a missing part fails). The
+#      container is privileged and its /var/lib/containers is a directory of this
+#      machine, so Podman inside it can build and run the evaluator images.
+# The commit at HEAD is what the container gets, as a fresh clone would. Node comes from
+# this machine (the README assumes Node >= 20 is installed), and so do ../shared
+# (read-only) and, behind a proxy that re-signs TLS, the CA bundle it trusts.
+# Prints where the time went (for command 1, next to its goal of 8 minutes). Asserts nothing.
+#   npm run bench:fresh [-- 2]      (needs Podman and the image: bash scripts/setup.sh test)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -14,12 +18,15 @@ repo=$(cd "$here/.." && pwd)
 . "$here/setup/lib.sh"
 
 image=memrl/debian:bookworm
+which=${1:-1}
+case "$which" in 1 | 2) ;; *) die "bench:fresh: give 1 or 2 (README command 1 or 2), not '$which'" ;; esac
 command -v podman >/dev/null 2>&1 || die "bench:fresh needs Podman: bash scripts/setup.sh podman"
 podman image exists "$image" || die "bench:fresh needs the image $image: bash scripts/setup.sh rootfs images"
 [ -d "$repo/../shared/data" ] || die "bench:fresh needs the data in $repo/../shared/data"
 
 work=$(mktemp -d -t memrl-bench-fresh.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# BENCH_FRESH_KEEP=1 keeps the container's files (logs, the inner Podman's storage) for a look afterwards.
+[ -n "${BENCH_FRESH_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/main"
 git -C "$repo" archive HEAD | tar -x -C "$work/main"
 
@@ -33,15 +40,28 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   args+=(-v "$NODE_EXTRA_CA_CERTS:/etc/memrl-host-ca.crt:ro" -e NODE_EXTRA_CA_CERTS=/etc/memrl-host-ca.crt -e npm_config_cafile=/etc/memrl-host-ca.crt)
 fi
 
-cat >"$work/command1.sh" <<'EOF'
+cat >"$work/prelude.sh" <<'EOF'
 set -eo pipefail
 ln -sf /usr/lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
 ln -sf /usr/lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx
 cd /work/main
 dpkg-query -W -f='.' | wc -c >/work/packages-before
 start=$(date +%s)
-bash scripts/setup.sh 2>&1 | while IFS= read -r line; do echo "$(($(date +%s) - start)) $line"; done >/work/setup.log
+# Each line of setup's output with the second it came at.
+bash scripts/setup.sh "$@" 2>&1 | while IFS= read -r line; do echo "$(($(date +%s) - start)) $line"; done >/work/setup.log
 setup_end=$(date +%s)
+EOF
+
+cat >"$work/command2.sh" <<'EOF'
+. /work/prelude.sh test
+rc=0
+CI=true npm test >/work/test.log 2>&1 || rc=$?
+end=$(date +%s)
+echo "$((setup_end - start)) $((end - start)) $rc" >/work/times
+EOF
+
+cat >"$work/command1.sh" <<'EOF'
+. /work/prelude.sh
 node bin/memrl.js run bcb --epochs 3 --limit 50 >/work/run.out 2>/work/run.log &
 pid=$!
 until grep -q 'epoch 1/' /work/run.log 2>/dev/null || ! kill -0 "$pid" 2>/dev/null; do sleep 0.5; done
@@ -52,11 +72,32 @@ end=$(date +%s)
 echo "$((setup_end - start)) $((first - start)) $((end - start)) $rc" >/work/times
 EOF
 
-log "bench:fresh: README command 1 in a new $image container (its log: $work/setup.log, kept until this ends)"
-podman run --rm --privileged "${args[@]}" "$image" bash /work/command1.sh || {
-  tail -n 30 "$work/setup.log" "$work/run.log" 2>/dev/null >&2
-  die "bench:fresh: README command 1 failed in the container"
+if [ "$which" = 2 ]; then
+  # Podman inside: its storage on a plain directory of this machine (overlay cannot stack on the container's own overlay).
+  mkdir -p "$work/containers"
+  args+=(-v "$work/containers:/var/lib/containers")
+fi
+
+log "bench:fresh: README command $which in a new $image container (its log: $work/setup.log, kept until this ends)"
+podman run --rm --privileged "${args[@]}" "$image" bash "/work/command$which.sh" || {
+  tail -n 30 "$work/setup.log" "$work/run.log" "$work/test.log" 2>/dev/null >&2
+  die "bench:fresh: README command $which failed in the container"
 }
+if [ "$which" = 2 ]; then
+  read -r setup total rc <"$work/times"
+  printf 'fresh Debian: %s packages before setup; Node %s from this machine; %s cores\n' "$(cat "$work/packages-before")" "$(node --version)" "$(nproc)"
+  # Each piece from its "== piece" line to the next one.
+  awk -v end="$setup" '$2 == "[setup]" && $3 == "==" { if (name) printf "  setup, %-10s %5d s\n", name, $1 - at; name = $4; at = $1 } END { if (name) printf "  setup, %-10s %5d s\n", name, end - at }' "$work/setup.log"
+  printf '  setup test, total    %5d s\n' "$setup"
+  printf '  npm test             %5d s\n' "$((total - setup))"
+  printf '  README command 2     %5d s\n' "$total"
+  grep -E '^ +(Test Files|Tests) ' "$work/test.log" | sed 's/^ */  /'
+  [ "$rc" -eq 0 ] || {
+    grep -E 'FAIL' "$work/test.log" | head -n 40 >&2
+    die "bench:fresh: npm test exited $rc in the container"
+  }
+  exit 0
+fi
 read -r setup first total rc <"$work/times"
 node_at=$(awk '$0 ~ /\[setup\] == node$/ { print $1; exit }' "$work/setup.log")
 [ "$rc" -eq 0 ] || {

@@ -178,6 +178,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       for (const e of res.replies) cacheLayers.record[0]?.put(e);
       return res;
     },
+    runOpened: (dir) => queued.runOpened?.(dir),
     close: () => queued.close(),
   };
 

@@ -55,5 +55,11 @@ export interface EpisodeDispatcher {
    * a stopped run does not keep it.
    */
   play(req: EpisodeRequest, signal?: AbortSignal): Promise<EpisodeResult>;
+  /**
+   * The run's run.json is written (new or resumed): whatever plays its episodes may open
+   * the run now, while the run prepares its first batch, instead of on its first episode.
+   * Only a hint: nothing waits for it, and a missed one costs only that head start.
+   */
+  runOpened?(runDir: string): void;
   close(): Promise<void>;
 }

@@ -314,6 +314,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const journal = new Journal(folder.path(JOURNAL_FILE), (e) => plan.resume && (!ckpt || e.epoch > doneEpoch));
   if (resuming) folder.noteResume(new Date(now()).toISOString(), doneEpoch, journal.size);
   log.info({ event: 'run_start', runDir: plan.runDir, resumeFrom: doneEpoch, journaled: journal.size, train: loaded.train.length, valid: loaded.valid.length }, 'run start');
+  // run.json is final from here on: workers can open the run while the method prepares.
+  plan.episodes?.runOpened?.(plan.runDir);
 
   await method.prepare?.([...loaded.train, ...loaded.valid], plan.signal);
 

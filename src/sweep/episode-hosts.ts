@@ -1,9 +1,10 @@
 /**
- * A worker's open runs: one episode host per run folder, opened on the first episode of
- * the run and shared by its later ones. A host is replaced when the run's run.json
- * changes (a resume, maybe with new settings), and closed once idle for a while (its
- * benchmark may hold bridges or connections); a replaced host is closed only after the
- * episodes it is playing have finished, so no episode loses its evaluator mid-way.
+ * A worker's open runs: one episode host per run folder, opened when the run says it is
+ * open or on its first episode, whichever comes first, and shared by its episodes. A
+ * host is replaced when the run's run.json changes (a resume, maybe with new settings),
+ * and closed once idle for a while (its benchmark may hold bridges or connections); a
+ * replaced host is closed only after the episodes it is playing have finished, so no
+ * episode loses its evaluator mid-way.
  */
 import { openEpisodeHost, runManifestTime, type EpisodeHost, type HostOptions } from '../app/episode-host.js';
 import type { EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
@@ -44,6 +45,21 @@ export class EpisodeHosts {
         }
       }
     }
+  }
+
+  /**
+   * Open the run now, before any of its episodes arrives (the run said it is open). A run
+   * that fails to open is left to its first episode, which reports why; one that sends no
+   * episode is closed like any idle host.
+   */
+  async warm(runDir: string): Promise<void> {
+    const entry = await this.entryFor(runDir);
+    if (entry.active === 0 && !entry.retired) {
+      clearTimeout(entry.idle);
+      entry.idle = setTimeout(() => this.retire(runDir, entry), this.idleMs);
+      entry.idle.unref();
+    }
+    await entry.host.catch(() => undefined);
   }
 
   private async entryFor(runDir: string): Promise<Entry> {

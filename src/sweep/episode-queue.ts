@@ -12,16 +12,28 @@
  *
  * Completion events wake the run at once; a poll every second catches what events miss
  * (a Redis restart loses the event stream, and without persistence the jobs too: those
- * are queued again).
+ * are queued again). Once its run.json is written, the run says so on a pub/sub channel,
+ * so workers open it while it prepares its first batch.
  */
 import { createHash } from 'node:crypto';
 import { Queue, QueueEvents, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
 import { MemrlError } from '../util/errors.js';
 import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
 
 /** A job's data: the request as the run made it. */
 export type EpisodeJob = EpisodeRequest;
+
+/** Where a run on episode queue `queue` says it is open (Redis pub/sub: every worker listening hears it). */
+export function runsChannel(queue: string): string {
+  return `${QUEUE_PREFIX}:${queue}:runs`;
+}
+
+/** The message on runsChannel. */
+export interface RunOpened {
+  runDir: string;
+}
 
 /** Attempts of one episode job before the run records it as an error (a worker crash is not a failed attempt: it stalls). */
 export const EPISODE_ATTEMPTS = 3;
@@ -58,6 +70,10 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
   const q = new Queue<EpisodeJob, EpisodeResult>(queue, { connection, prefix: QUEUE_PREFIX });
   const events = new QueueEvents(queue, { connection, prefix: QUEUE_PREFIX });
   await events.waitUntilReady();
+  // Says when the run is open (runOpened); a lost Redis is reported by the queue's own connections.
+  const announcer = new Redis({ ...connection, lazyConnect: true });
+  announcer.on('error', () => undefined);
+  await announcer.connect().catch(() => undefined);
   // Redis lost mid-run: one line when it goes and one when it answers again (the sweep below re-queues what it lost).
   let lost = false;
   const onLost = (err: Error): void => {
@@ -162,9 +178,15 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       // Stopped: this run stops waiting; the job stays queued, and a resumed run with the same retrieval collects its result.
       return signal ? untilAborted(result, signal) : result;
     },
+    runOpened: (runDir) => {
+      // Fire and forget: a worker that misses it opens the run on its first episode.
+      // Sent now, on a connection already open: the run's next steps keep the event loop busy.
+      announcer.publish(runsChannel(queue), JSON.stringify({ runDir } satisfies RunOpened)).catch(() => undefined);
+    },
     close: async () => {
       clearInterval(poll);
       pending.clear();
+      announcer.disconnect();
       await events.close();
       await q.close();
     },

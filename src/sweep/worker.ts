@@ -5,10 +5,13 @@
  *   (a filesystem the coordinator and the workers share). A cell whose run folder
  *   exists is resumed, so a job retried after a worker died continues from its journal;
  * - single episodes of a `memrl run --queue`, played by an episode host (one per run,
- *   opened from the run's run.json) and handed back to the run, which keeps the memory.
+ *   opened from the run's run.json as soon as the run says it is open) and handed back to
+ *   the run, which keeps the memory.
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { Worker, type Job } from 'bullmq';
 import { startRun } from '../app/start-run.js';
 import type { Registry } from '../app/registry.js';
@@ -20,11 +23,11 @@ import type { EpisodeResult } from '../runner/remote-episodes.js';
 import { Slots } from '../util/slots.js';
 import { crashPoint } from '../util/crash-point.js';
 import { EpisodeHosts } from './episode-hosts.js';
-import type { EpisodeJob } from './episode-queue.js';
+import { runsChannel, type EpisodeJob, type RunOpened } from './episode-queue.js';
 import { redisRateGates } from './redis-rate-gate.js';
 import { cellFromDisk, readSweepState, type CellState } from './state.js';
 import { cellFlags } from './run-local.js';
-import { ALL_NEEDS, checkReachable, QUEUE_PREFIX, queuesFor, queueTarget, type CellJob, type Need } from './queue.js';
+import { ALL_NEEDS, checkReachable, QUEUE_PREFIX, queuesFor, queueTarget, type CellJob, type Need, type QueueTarget } from './queue.js';
 
 export interface Capabilities {
   have: Set<Need>;
@@ -47,6 +50,26 @@ export async function detectCapabilities(): Promise<Capabilities> {
     missing.set('containers', errorMessage(err));
   }
   return { have, missing };
+}
+
+/**
+ * Runs on these episode queues saying they are open (runsChannel): `onRun` gets the run
+ * folder of each. ioredis subscribes again after a reconnect; a lost Redis is reported by
+ * the BullMQ workers, not here.
+ */
+function listenForRuns(target: QueueTarget, queues: string[], onRun: (runDir: string) => void): Redis {
+  const sub = new Redis({ ...target.connection, maxRetriesPerRequest: null });
+  sub.on('error', () => undefined);
+  sub.on('message', (_channel: string, message: string) => {
+    try {
+      const { runDir } = JSON.parse(message) as Partial<RunOpened>;
+      if (typeof runDir === 'string' && existsSync(join(runDir, 'run.json'))) onRun(runDir);
+    } catch {
+      // Not ours: ignored.
+    }
+  });
+  void sub.subscribe(...queues.map(runsChannel)).catch(() => undefined);
+  return sub;
 }
 
 export interface WorkerOptions {
@@ -101,6 +124,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     return { ...after, worker: name, ...(end.result?.failure ? { status: 'failed' as const, error: end.result.failure } : {}) };
   };
   const hosts = new EpisodeHosts({ registry: opts.registry, worker: name, rateGates: gates.factory, onOpen: (runDir) => opts.log(`worker ${name}: playing episodes of ${runDir}\n`) });
+  const announcements = listenForRuns(target, episodeQueues, (runDir) => void hosts.warm(runDir));
   const episodeSlots = new Slots(opts.episodes);
   const playEpisode = (job: Job<EpisodeJob>): Promise<EpisodeResult> =>
     episodeSlots.run(async () => {
@@ -122,6 +146,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     close: async () => {
       await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
+      announcements.disconnect();
       await hosts.closeAll();
       await gates.close();
     },
