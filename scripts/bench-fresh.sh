@@ -47,8 +47,9 @@ ln -sf /usr/lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx
 cd /work/main
 dpkg-query -W -f='.' | wc -c >/work/packages-before
 start=$(date +%s)
-# Each line of setup's output with the second it came at.
-bash scripts/setup.sh "$@" 2>&1 | while IFS= read -r line; do echo "$(($(date +%s) - start)) $line"; done >/work/setup.log
+# Each line of setup's output with the second it came at; its own logs (apt, image builds) kept in /work/tmp.
+mkdir -p /work/tmp
+TMPDIR=/work/tmp bash scripts/setup.sh "$@" 2>&1 | while IFS= read -r line; do echo "$(($(date +%s) - start)) $line"; done >/work/setup.log
 setup_end=$(date +%s)
 EOF
 

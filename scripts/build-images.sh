@@ -75,7 +75,9 @@ build() {
   blog=$(mktemp -t "memrl-image-$name.XXXXXX.log")
   log "images: building $tag from docker/$file on $base (output in $blog)"
   local started=$SECONDS
-  if ! "$cli" build -f "$repo/docker/$file" --build-arg "BASE=$base" --label "dev.memrl.recipe=$recipe" -t "$tag" "$repo" >"$blog" 2>&1; then
+  # The host's network for the build steps (apt): a container network's DNS does not work
+  # everywhere (inside another container, for one), and the recipes are ours.
+  if ! "$cli" build --network host -f "$repo/docker/$file" --build-arg "BASE=$base" --label "dev.memrl.recipe=$recipe" -t "$tag" "$repo" >"$blog" 2>&1; then
     tail -n 20 "$blog" >&2
     die "images: building $tag failed (full output: $blog)"
   fi
