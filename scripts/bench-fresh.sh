@@ -36,6 +36,12 @@ npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 args=(-v "$node_bin:/usr/bin/node:ro" -v "$npm_dir:/usr/lib/node_modules/npm:ro" -v "$work:/work" -v "$(cd "$repo/../shared" && pwd):/work/shared:ro")
 # Node's headers, as Debian's and NodeSource's packages install them (better-sqlite3 may compile against them).
 [ -f "$node_prefix/include/node/node_api.h" ] && args+=(-v "$node_prefix/include/node:/usr/include/node:ro")
+# This machine's pip reads a local wheel mirror (its config and folders), as a machine of
+# this kind has it: the tests install their readers (tensorboard, pyarrow) from it.
+for f in /etc/pip.conf /etc/xdg/pip /root/.config/pip /opt/wheels /opt/pypi /opt/pypi-more; do
+  [ -e "$f" ] && args+=(-v "$f:$f:ro")
+done
+while IFS= read -r var; do args+=(-e "$var"); done < <(env | grep -o '^PIP_[A-Z_]*' || true)
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   args+=(-v "$NODE_EXTRA_CA_CERTS:/etc/memrl-host-ca.crt:ro" -e NODE_EXTRA_CA_CERTS=/etc/memrl-host-ca.crt -e npm_config_cafile=/etc/memrl-host-ca.crt)
 fi

@@ -11,6 +11,10 @@ command -v node >/dev/null 2>&1 || die "node not found: install Node >= 20 first
 major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$major" -ge 20 ] || die "Node $(node --version) is too old: need >= 20"
 
+# git: run.json records the checkout's commit, and `memrl prompts import` the reference
+# checkout's. A tarball of the repository on a minimal Debian comes without it.
+command -v git >/dev/null 2>&1 || APT_NO_RECOMMENDS=1 apt_install_missing git
+
 # When run through sudo, build as the invoking user so the checkout stays theirs.
 as_owner() {
   if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
