@@ -145,10 +145,14 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const workers = serve(queues, runCell, { concurrency: opts.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 }, (job) => `cell ${job?.data.cellId ?? '?'}`);
   return {
     close: async () => {
-      await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
+      // A stopping worker opens no more runs; every connection is let go even if a step fails.
       announcements.disconnect();
-      await hosts.closeAll();
-      await gates.close();
+      try {
+        await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
+      } finally {
+        await hosts.closeAll();
+        await gates.close();
+      }
     },
   };
 }
