@@ -98,9 +98,11 @@ if [ "$which" = 2 ]; then
   printf '  setup test, total    %5d s\n' "$setup"
   printf '  npm test             %5d s\n' "$((total - setup))"
   printf '  README command 2     %5d s\n' "$total"
-  grep -E '^ +(Test Files|Tests) ' "$work/test.log" | sed 's/^ */  /'
+  # vitest colours its summary even into a file.
+  plain() { sed 's/\x1b\[[0-9;]*m//g' "$work/test.log"; }
+  plain | grep -E '^ +(Test Files|Tests|Duration) ' | sed 's/^ */  /' || true
   [ "$rc" -eq 0 ] || {
-    grep -E 'FAIL' "$work/test.log" | head -n 40 >&2
+    plain | grep -E '^ FAIL ' | head -n 40 >&2 || true
     die "bench:fresh: npm test exited $rc in the container"
   }
   exit 0

@@ -72,6 +72,25 @@ function listenForRuns(target: QueueTarget, queues: string[], onRun: (runDir: st
   return sub;
 }
 
+/** Jobs this worker is running now, and a wait for the moment there are none. */
+class JobsInHand {
+  private count = 0;
+  private waiting: (() => void)[] = [];
+
+  async track<R>(run: () => Promise<R>): Promise<R> {
+    this.count++;
+    try {
+      return await run();
+    } finally {
+      if (--this.count === 0) for (const done of this.waiting.splice(0)) done();
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
+  }
+}
+
 export interface WorkerOptions {
   url: string;
   registry: Registry;
@@ -83,11 +102,13 @@ export interface WorkerOptions {
   name?: string;
   /** Pretend these are missing (tests, or to keep a machine off some cells). */
   without?: readonly Need[];
+  /** How long closing waits for the queue's connections once no job is in hand (default 10 s). */
+  closeGraceMs?: number;
   log(text: string): void;
 }
 
 export interface RunningWorker {
-  /** Finish the cells in hand, then stop taking jobs. */
+  /** Stop taking jobs, finish the jobs in hand, then let go of every connection. */
   close(): Promise<void>;
 }
 
@@ -131,10 +152,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       crashPoint('episode-job');
       return hosts.play(job.data);
     });
+  const inHand = new JobsInHand();
   /** One BullMQ worker per queue, its failures in this worker's log. */
   const serve = <D, R>(names: string[], processor: (job: Job<D>) => Promise<R>, locks: { concurrency: number; lockDuration: number; stalledInterval: number; maxStalledCount: number }, what: (job: Job<D> | undefined) => string): Worker<D, R>[] =>
     names.map((q) => {
-      const w = new Worker<D, R>(q, processor, { connection: { ...target.connection, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX, ...locks });
+      const w = new Worker<D, R>(q, (job) => inHand.track(() => processor(job)), { connection: { ...target.connection, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX, ...locks });
       w.on('failed', (job, err) => opts.log(`worker ${name}: ${what(job)} failed: ${err.message}\n`));
       w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
       return w;
@@ -147,8 +169,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     close: async () => {
       // A stopping worker opens no more runs; every connection is let go even if a step fails.
       announcements.disconnect();
+      const all = [...workers, ...episodeWorkers];
       try {
-        await Promise.all([...workers, ...episodeWorkers].map((w) => w.close()));
+        // BullMQ's close can wait forever on a connection that a Redis restart or outage left
+        // reconnecting (taskforcesh/bullmq#4656): once no job is in hand, it gets a grace
+        // period, and then the worker stops without it.
+        const grace = opts.closeGraceMs ?? 10_000;
+        let timer: NodeJS.Timeout | undefined;
+        const late = inHand.idle().then(() => new Promise<false>((r) => (timer = setTimeout(() => r(false), grace))));
+        const closed = await Promise.race([Promise.all(all.map((w) => w.close())).then(() => true as const), late]);
+        clearTimeout(timer);
+        if (!closed) {
+          opts.log(`worker ${name}: the queue's connections to ${target.label} did not close within ${grace / 1000} s of the last job; stopping without them\n`);
+          for (const w of all) void w.disconnect().catch(() => undefined);
+        }
       } finally {
         await hosts.closeAll();
         await gates.close();

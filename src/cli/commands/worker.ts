@@ -49,5 +49,7 @@ export function registerWorkerCommand(program: Command, registry: Registry): voi
         process.on('SIGTERM', () => stop('SIGTERM'));
         process.on('SIGINT', () => stop('SIGINT'));
       });
+      // The jobs in hand are done; a connection the queue library could not close must not keep the process.
+      process.exit(process.exitCode ?? 0);
     });
 }
