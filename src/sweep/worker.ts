@@ -176,7 +176,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         // period, and then the worker stops without it.
         const grace = opts.closeGraceMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
-        const late = inHand.idle().then(() => new Promise<false>((r) => (timer = setTimeout(() => r(false), grace))));
+        const late = inHand.idle().then(() => new Promise<false>((r) => (timer = setTimeout(() => r(false), grace).unref())));
         const closed = await Promise.race([Promise.all(all.map((w) => w.close())).then(() => true as const), late]);
         clearTimeout(timer);
         if (!closed) {
