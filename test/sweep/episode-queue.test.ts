@@ -114,12 +114,15 @@ describe.skipIf(SKIP_REDIS)('memrl run --queue: episodes on memrl workers', () =
     await startWorker(redis, 'r2', ['--episodes', '2']);
     let restartedMidRun = false;
     const r = await memrl([...ARGS, '--output-dir', 'restart', '--queue', redis.url], {
+      // Right after the first of three epochs (a fixed delay raced runs that end sooner once workers open them early).
       onBanner: (stderr) => {
-        setTimeout(() => {
+        const wait = setInterval(() => {
+          if (!/epoch 1\/3/.test(stderr())) return;
+          clearInterval(wait);
           restartedMidRun = !/done:/.test(stderr());
           redis.stop();
           setTimeout(() => void startRedis(redis.port).then((r2) => (redis = r2)), 1000);
-        }, 1500);
+        }, 5);
       },
     });
     expect(restartedMidRun).toBe(true);
