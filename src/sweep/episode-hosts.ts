@@ -39,10 +39,7 @@ export class EpisodeHosts {
       entry.active--;
       if (entry.active === 0) {
         if (entry.retired) void this.close(entry);
-        else {
-          entry.idle = setTimeout(() => this.retire(req.runDir, entry), this.idleMs);
-          entry.idle.unref();
-        }
+        else this.closeWhenIdle(req.runDir, entry);
       }
     }
   }
@@ -54,12 +51,15 @@ export class EpisodeHosts {
    */
   async warm(runDir: string): Promise<void> {
     const entry = await this.entryFor(runDir);
-    if (entry.active === 0 && !entry.retired) {
-      clearTimeout(entry.idle);
-      entry.idle = setTimeout(() => this.retire(runDir, entry), this.idleMs);
-      entry.idle.unref();
-    }
+    if (entry.active === 0 && !entry.retired) this.closeWhenIdle(runDir, entry);
     await entry.host.catch(() => undefined);
+  }
+
+  /** Retire the host once it has stayed idle for idleMs (an episode starting clears this). */
+  private closeWhenIdle(runDir: string, entry: Entry): void {
+    clearTimeout(entry.idle);
+    entry.idle = setTimeout(() => this.retire(runDir, entry), this.idleMs);
+    entry.idle.unref();
   }
 
   private async entryFor(runDir: string): Promise<Entry> {

@@ -10,7 +10,6 @@
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Worker, type Job } from 'bullmq';
 import { startRun } from '../app/start-run.js';
@@ -63,7 +62,7 @@ function listenForRuns(target: QueueTarget, queues: string[], onRun: (runDir: st
   sub.on('message', (_channel: string, message: string) => {
     try {
       const { runDir } = JSON.parse(message) as Partial<RunOpened>;
-      if (typeof runDir === 'string' && existsSync(join(runDir, 'run.json'))) onRun(runDir);
+      if (typeof runDir === 'string') onRun(runDir);
     } catch {
       // Not ours: ignored.
     }
