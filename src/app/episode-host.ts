@@ -7,7 +7,7 @@
  * usage to count and the replies to record.
  */
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Benchmark, LoadedTasks, TaskBase } from '../core/benchmark.js';
 import { CACHE_FILE, CachedChatModel, OfflineChatModel, ResponseStore, runCacheFile, type CacheEntry, type CacheLayers } from '../llm/cache.js';
@@ -19,6 +19,7 @@ import type { RateGateFactory } from '../llm/rate-gate.js';
 import { playEpisode } from '../runner/episode.js';
 import type { EpisodeRequest, EpisodeResult, MeteredCall } from '../runner/remote-episodes.js';
 import { RunFolder } from '../runner/run-folder.js';
+import { asWorkOfRun } from '../env/container/labels.js';
 import { UserError } from '../util/errors.js';
 import { loadConfig } from './config.js';
 import { loadPlugins } from './plugins.js';
@@ -66,7 +67,9 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   const cfg = resumedConfig({ registry, benchmark: bench.name, flags: { resume: runDir }, given, dir: runDir, cwd });
   const log = opts.log ?? pino({ level: 'warn', base: { worker: opts.worker } }, pino.destination(2));
 
-  const benchmark: Benchmark<TaskBase> = await bench.create(cfg.bench, cfg);
+  // Containers this worker starts for the run carry the run's id, as the coordinator's would.
+  const runId = basename(runDir);
+  const benchmark: Benchmark<TaskBase> = await asWorkOfRun(runId, () => bench.create(cfg.bench, cfg));
   let loaded: LoadedTasks<TaskBase>;
   try {
     loaded = await benchmark.load();
@@ -101,7 +104,7 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
     const wrap = (m: ChatModel, llm: LlmSettings): MeteredChatModel => new MeteredChatModel(tap(new CachedChatModel(m, chatCacheIdentity(llm), layers), metered), ledger, log);
     const model = wrap(agentInner, cfg.llm);
     const judge = judgeInner && cfg.judge ? wrap(judgeInner, cfg.judge) : undefined;
-    const outcome = await playEpisode(benchmark, task, { model, ...(judge ? { judge } : {}) }, { epoch: req.epoch, phase: req.phase, memories: req.memories, log });
+    const outcome = await asWorkOfRun(runId, () => playEpisode(benchmark, task, { model, ...(judge ? { judge } : {}) }, { epoch: req.epoch, phase: req.phase, memories: req.memories, log }));
     const fatal = model.fatal ?? judge?.fatal;
     return { outcome, metered, replies, worker: opts.worker, ...(fatal ? { fatal: fatal.message } : {}) };
   };

@@ -9,6 +9,8 @@
 import { loadPack, type PackInfo } from './prompts/pack.js';
 import { packNamespace } from '../util/template.js';
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
 import type { Env } from '../config/interpolate.js';
@@ -18,7 +20,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
-import { setContainerRun } from '../env/container/labels.js';
+import { asWorkOfRun } from '../env/container/labels.js';
 import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
 import { runCacheLayers } from '../llm/cache.js';
 import { UsageLedger } from '../llm/ledger.js';
@@ -88,9 +90,19 @@ function slug(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
 }
 
-function newRunId(cfg: ResolvedConfig, modelLabel: string): string {
+/**
+ * A new run's folder name: start time, method, model, seed, and four random hex digits.
+ * The suffix keeps names apart when runs start in the same second with the same method,
+ * model and seed (a sweep's cells differing in another key, runs in a shell loop): the
+ * name is also the run's container label (memrl cleanup --run) and its log file's name,
+ * which must not reach another run. A name already in the output folder is not reused.
+ */
+function newRunDir(cfg: ResolvedConfig, benchName: string, modelLabel: string): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${t}-${cfg.method}-${slug(modelLabel)}-s${cfg.run.seed}`;
+  for (;;) {
+    const dir = join(cfg.run.outputDir, benchName, `${t}-${cfg.method}-${slug(modelLabel)}-s${cfg.run.seed}-${randomBytes(2).toString('hex')}`);
+    if (!existsSync(dir)) return dir;
+  }
 }
 
 export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandle> {
@@ -107,7 +119,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     : given;
   const method: MethodModule = findMethod(options.registry, cfg.method);
   const modelLabel = modelLabelOf(cfg.llm);
-  const runDir = cfg.run.resume ?? join(cfg.run.outputDir, bench.name, newRunId(cfg, modelLabel));
+  const runDir = cfg.run.resume ?? newRunDir(cfg, bench.name, modelLabel);
   // A prompt pack is checked before anything runs; a resumed run must see the same templates.
   const pack = cfg.run.prompts ? loadPack(cfg.run.prompts, options.registry) : null;
   if (cfg.run.resume && new RunFolder(runDir).hasManifest()) checkSamePrompts(new RunFolder(runDir).readManifest(), pack, runDir);
@@ -164,8 +176,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const logFile = runLog.path ?? join(runDir, RUN_LOG_FILE);
 
   // Containers started for this run carry its id (memrl cleanup --run <id>).
-  setContainerRun(runName);
-  const benchmark = await bench.create(cfg.bench, cfg);
+  const benchmark = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
   const ledger = new UsageLedger({ prices, meter });
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
 
@@ -268,7 +279,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       await benchmark.close?.();
     }
   };
-  return handle(run());
+  return handle(asWorkOfRun(runName, run));
 }
 
 /** The templates a run was started with, by hash: editing a pack between attempts would mix two prompts in one run. */

@@ -14,7 +14,7 @@ import { columnOf, definingSettings, experimentKey } from './experiment.js';
 
 export interface RunFolder {
   dir: string;
-  /** Folder name, e.g. 20261122-063206-memrl-sim-s42. */
+  /** Folder name, e.g. 20261122-063206-memrl-sim-s42-9c1e. */
   id: string;
   benchmark: string;
   /** Environment label (e.g. 'bigcodebench', later 'household-standin'). */

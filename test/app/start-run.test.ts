@@ -4,11 +4,12 @@
  * stopped and resumed, and fails with typed faults, all without spawning the CLI.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { basename, join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { builtinRegistry, withPlugins } from '../../src/app/registry.js';
 import { startRun, type RunIo } from '../../src/app/start-run.js';
 import type { BenchmarkModule } from '../../src/core/benchmark.js';
+import { containerLabels, LABEL_RUN } from '../../src/env/container/labels.js';
 import { UserError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/temp.js';
 import { toyBenchmark, type ToyOptions } from '../helpers/toy-benchmark.js';
@@ -58,6 +59,41 @@ describe('startRun (the app layer, in-process)', () => {
     const again = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 2, resume: first.runDir }, registry, cwd, env: {} }, capture());
     expect(again.runDir).toBe(first.runDir);
     expect((await again.done).result).toMatchObject({ epochsCompleted: 2, interrupted: false });
+  });
+
+  it('runs started in the same second with the same settings keep their own folders, and their containers their own run label', async () => {
+    const cwd = tempDir('memrl-app-');
+    // Each benchmark instance notes the run label a container would get, at creation and in every episode.
+    const labelsSeen: string[][] = [];
+    const module: BenchmarkModule = {
+      ...toyModule(),
+      create: () => {
+        const seen = [containerLabels('probe')[LABEL_RUN]!];
+        labelsSeen.push(seen);
+        return toyBenchmark({ train: 8, onEpisode: () => void seen.push(containerLabels('probe')[LABEL_RUN]!) });
+      },
+    };
+    const registry = withPlugins(builtinRegistry(), [{ origin: 'test', benchmarks: [module], methods: [] }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-26T04:20:00Z'));
+    try {
+      // Like a sweep's cells in one process: both start before either ends.
+      const handles = await Promise.all([1, 2].map(() => startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 2 }, registry, cwd, env: {} }, capture())));
+      const ends = await Promise.all(handles.map((h) => h.done));
+      const [a, b] = handles.map((h) => h.runDir);
+      expect(a).not.toBe(b);
+      expect(basename(a!)).toMatch(/^20261126-042000-memrl-sim-s\d+-[0-9a-f]{4}$/);
+      for (const [i, end] of ends.entries()) {
+        expect(end.result).toMatchObject({ epochsCompleted: 2, interrupted: false });
+        const rows = readFileSync(join(handles[i]!.runDir, 'outcomes.jsonl'), 'utf8').trim().split('\n');
+        expect(rows).toHaveLength(16);
+      }
+      expect(labelsSeen).toHaveLength(2);
+      expect(labelsSeen.map((seen) => [...new Set(seen)]).sort()).toEqual([[basename(a!)], [basename(b!)]].sort());
+      expect(labelsSeen.every((seen) => seen.length === 1 + 16)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('bad input is a typed fault naming what to fix, before any folder is made', async () => {

@@ -11,7 +11,7 @@ import { readBcbTasks, type BcbTask } from '../../src/bench/bcb/dataset.js';
 import { goldSolution } from '../../src/bench/bcb/check-gold.js';
 import type { BcbEvalOptions, BcbEvalResult } from '../../src/bench/bcb/evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluator } from '../../src/bench/bcb/evaluator.js';
-import { LABEL_RUN, setContainerRun } from '../../src/env/container/labels.js';
+import { asWorkOfRun, LABEL_RUN } from '../../src/env/container/labels.js';
 import { createBcbBenchmark } from '../../src/bench/bcb/benchmark.js';
 import { UserError } from '../../src/util/errors.js';
 import { requireBcbPython } from '../env/require-sandbox.js';
@@ -137,27 +137,27 @@ describe.skipIf(engineReq.skip)('BigCodeBench in containers', () => {
     rmSync(sock, { force: true });
     // Its containers get a run label of their own, to be found afterwards.
     const run = `engine-down-${process.pid}`;
-    setContainerRun(run);
     const service = spawn('podman', ['system', 'service', '--time=0', `unix://${sock}`], { stdio: 'ignore' });
     const ev = createBcbEvaluator({ backend: 'docker', docker: defaultDockerSettings({ host: `unix://${sock}` }), concurrency: 1 });
     try {
-      const deadline = Date.now() + 30_000;
-      while (!existsSync(sock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      const t = byId(1);
-      expect((await ev.evaluate(t, goldSolution(t))).status).toBe('pass');
-      const pending = ev.evaluate(t, `import time\ntime.sleep(60)\n${goldSolution(t)}`, { timeoutSec: 90 });
-      await new Promise((r) => setTimeout(r, 4000));
-      service.kill('SIGKILL');
-      const r = await pending;
-      expect(r.status).toBe('error');
-      expect(r.firstError).toMatch(/gone|engine|connect|socket/);
-      const after = await ev.evaluate(t, goldSolution(t));
-      expect(after.status).toBe('error');
+      await asWorkOfRun(run, async () => {
+        const deadline = Date.now() + 30_000;
+        while (!existsSync(sock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        const t = byId(1);
+        expect((await ev.evaluate(t, goldSolution(t))).status).toBe('pass');
+        const pending = ev.evaluate(t, `import time\ntime.sleep(60)\n${goldSolution(t)}`, { timeoutSec: 90 });
+        await new Promise((r) => setTimeout(r, 4000));
+        service.kill('SIGKILL');
+        const r = await pending;
+        expect(r.status).toBe('error');
+        expect(r.firstError).toMatch(/gone|engine|connect|socket/);
+        const after = await ev.evaluate(t, goldSolution(t));
+        expect(after.status).toBe('error');
+      });
     } finally {
       service.kill('SIGKILL');
       await ev.close();
       rmSync(sock, { force: true });
-      setContainerRun('none');
       // Its containers outlive the API service: remove them through the shared one.
       for (const id of await ourBcbContainers(engineReq.engine!, [`${LABEL_RUN}=${run}`])) {
         await engineReq.engine!.docker.getContainer(id).remove({ force: true });
@@ -165,8 +165,7 @@ describe.skipIf(engineReq.skip)('BigCodeBench in containers', () => {
     }
   });
 
-  it('the BCB benchmark runs its tests there when the config says docker, describes it, and releases it on close()', async () => {
-    setContainerRun(`bench-${process.pid}`);
+  it('the BCB benchmark runs its tests there when the config says docker, describes it, and releases it on close()', () => asWorkOfRun(`bench-${process.pid}`, async () => {
     const bench = createBcbBenchmark({
       load: { subset: 'hard', split: 'instruct', splitFile: null, trainRatio: 0.7, seed: 1, limit: 1 },
       episode: { temperature: 0, eval: { mode: 'reference', timeoutSec: 60 } },
@@ -188,10 +187,9 @@ describe.skipIf(engineReq.skip)('BigCodeBench in containers', () => {
     });
     expect(['pass', 'fail', 'runtime_error', 'timeout']).toContain(outcome.status);
     await bench.close?.();
-    setContainerRun('none');
     // Only this benchmark's containers: the suite's own evaluator keeps its warm ones until afterAll.
     expect(await ourBcbContainers(engineReq.engine!, [`${LABEL_RUN}=bench-${process.pid}`])).toEqual([]);
-  });
+  }));
 
   it('no engine: evaluations are errors naming the address, preflight and describe stop with one line', async () => {
     const ev = createBcbEvaluator({ backend: 'docker', docker: defaultDockerSettings({ host: 'unix:///nonexistent/memrl.sock' }), concurrency: 1 });

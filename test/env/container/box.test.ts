@@ -10,7 +10,7 @@ import { Box, ContainerGoneError, type BoxSpec } from '../../../src/env/containe
 import { isOrphan, listMemrlContainers, sweepOrphans } from '../../../src/env/container/cleanup.js';
 import { EngineUnavailableError, openEngine, resolveEngineAddress, type Engine } from '../../../src/env/container/engine.js';
 import { ensureImage, ImageUnavailableError } from '../../../src/env/container/image.js';
-import { LABEL_RUN, setContainerRun } from '../../../src/env/container/labels.js';
+import { asWorkOfRun, LABEL_RUN } from '../../../src/env/container/labels.js';
 import { warmBoxPool } from '../../../src/env/container/warm-boxes.js';
 import { leftoverContainers, requireEngine } from '../../helpers/require-engine.js';
 
@@ -45,8 +45,7 @@ describe.skipIf(req.skip)('containers on the real engine', () => {
   beforeAll(async () => {
     if (!req.ok) throw new Error(`container engine unavailable under CI: ${req.reason}`);
     engine = req.engine!;
-    setContainerRun('box-test-run');
-    box = await Box.start(engine, spec());
+    box = await asWorkOfRun('box-test-run', () => Box.start(engine, spec()));
   });
   afterAll(async () => {
     await box?.remove();
