@@ -141,10 +141,15 @@ export class DockerPythonTestRunner implements PythonTestRunner {
     } catch (err) {
       throw new PythonEnvUnavailable(err);
     }
-    return cachedFontList(`docker\u0000${o.backend.engine.address}\u0000${o.image.id}`, async () => {
-      const res = await this.helper(['-c', FONTLIST_SCRIPT], { timeoutSec: CONTAINER_HELPER_TIMEOUT_SEC, maxOutputBytes: FONTLIST_MAX_BYTES });
-      return res.exitCode === 0 && !res.truncated ? parseFontList(res.stdout) : null;
-    });
+    return cachedFontList(
+      `docker\u0000${o.backend.engine.address}\u0000${o.image.id}`,
+      async () => {
+        const res = await this.helper(['-c', FONTLIST_SCRIPT], { timeoutSec: CONTAINER_HELPER_TIMEOUT_SEC, maxOutputBytes: FONTLIST_MAX_BYTES });
+        return res.exitCode === 0 && !res.truncated ? parseFontList(res.stdout) : null;
+      },
+      // An image never changes: its id says what its fonts are.
+      async () => `image ${o.image.id}`,
+    );
   }
 
   /** Throws a UserError when the engine or image is missing, or the image's python3 does not run. */

@@ -13,7 +13,7 @@ import type { EnvCheck } from '../contract.js';
 import { FONTLIST_MAX_BYTES, HELPER_OUTPUT_BYTES, PYTHON_HELPER_TIMEOUT_SEC, resolveLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
 import { ForkServers, forkServerSource, type ForkServerStats } from './fork-server.js';
-import { cachedFontList, FONTLIST_SCRIPT, parseFontList, type MatplotlibFontList } from './fontlist.js';
+import { cachedFontList, FONT_FINGERPRINT_SCRIPT, FONTLIST_SCRIPT, parseFontFingerprint, parseFontList, type MatplotlibFontList } from './fontlist.js';
 import { libraryVersionsArgs, missingRequired, moduleProbeArgs, parseLibraryVersions, parseModuleProbe, queryKey } from './probe.js';
 
 /** Python of the sandbox: Debian's interpreter, where the python3-* packages live (not a pyenv/venv one). */
@@ -85,10 +85,17 @@ export class LocalPythonTestRunner implements PythonTestRunner {
   }
 
   fontList(): Promise<MatplotlibFontList | null> {
-    return cachedFontList(`local\u0000${this.python}`, async () => {
-      const res = await this.helper(['-c', FONTLIST_SCRIPT], { timeoutSec: PYTHON_HELPER_TIMEOUT_SEC.fontList, maxOutputBytes: FONTLIST_MAX_BYTES });
-      return res.exitCode === 0 && !res.truncated ? parseFontList(res.stdout) : null;
-    });
+    return cachedFontList(
+      `local\u0000${this.python}`,
+      async () => {
+        const res = await this.helper(['-c', FONTLIST_SCRIPT], { timeoutSec: PYTHON_HELPER_TIMEOUT_SEC.fontList, maxOutputBytes: FONTLIST_MAX_BYTES });
+        return res.exitCode === 0 && !res.truncated ? parseFontList(res.stdout) : null;
+      },
+      async () => {
+        const res = await this.helper(['-c', FONT_FINGERPRINT_SCRIPT], { timeoutSec: PYTHON_HELPER_TIMEOUT_SEC.fontList, maxOutputBytes: HELPER_OUTPUT_BYTES });
+        return res.exitCode === 0 ? parseFontFingerprint(res.stdout) : null;
+      },
+    );
   }
 
   /** A broken sandbox or interpreter is reported (ok: false), never thrown: manifests record it. */
