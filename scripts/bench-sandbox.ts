@@ -120,6 +120,12 @@ async function main(): Promise<void> {
     console.log(`${r.label.padEnd(38)}  ${String(r.verdicts.size).padStart(5)}  ${String(passed).padStart(6)}  ${(r.wallMs / 1000).toFixed(1).padStart(6)}  ${((1000 * r.verdicts.size) / r.wallMs).toFixed(2).padStart(7)}`);
   }
   console.log(`fork server / fresh interpreter: ${(plain.wallMs / fast.wallMs).toFixed(2)}x`);
+  // What no checker saves: the slowest tests take this long whoever runs them.
+  const slowest = [...fast.report.results].sort((a, b) => b.durationMs - a.durationMs).slice(0, 3);
+  const slowSum = slowest.reduce((sum, r) => sum + r.durationMs, 0);
+  console.log(
+    `slowest tests (fork server): ${slowest.map((r) => `${r.id} ${(r.durationMs / 1000).toFixed(1)} s`).join(', ')}; ${(slowSum / 1000).toFixed(1)} s of the ${((concurrency * fast.wallMs) / 1000).toFixed(1)} s the ${concurrency} slots had`,
+  );
   const diff = differences(plain.verdicts, fast.verdicts);
   console.log(`verdicts that differ between our two paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
   const bcb = rows[2];
