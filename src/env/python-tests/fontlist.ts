@@ -10,7 +10,7 @@
  * copy only affects itself. Each backend builds it where its tests run (a sandbox, a
  * container of the image) with FONTLIST_SCRIPT, once per key (cachedFontList).
  *
- * Building it takes ~1.8 s here, which every process evaluating BigCodeBench paid
+ * Building it takes ~1.8 s here, which every process running such tests paid
  * before its first test. So a built list is also written under
  * $XDG_CACHE_HOME/memrl/mpl-fontlists, named by a fingerprint of what the list depends
  * on: an image's id, or for an interpreter, what FONT_FINGERPRINT_SCRIPT reads (~0.1 s).
@@ -110,7 +110,8 @@ export function cachedFontList(key: string, build: () => Promise<MatplotlibFontL
 
 async function keptOrBuilt(build: () => Promise<MatplotlibFontList | null>, fingerprint: () => Promise<string | null>): Promise<MatplotlibFontList | null> {
   const print = await fingerprint().catch(() => null);
-  const file = print === null ? null : join(fontListCacheDir(), `${createHash('sha256').update(print).digest('hex')}.json`);
+  // The script that builds the list is part of its name: a changed script builds anew.
+  const file = print === null ? null : join(fontListCacheDir(), `${createHash('sha256').update(FONTLIST_SCRIPT).update('\0').update(print).digest('hex')}.json`);
   if (file) {
     const kept = readKept(file);
     if (kept) return kept;
