@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { openEpisodeHost } from '../../src/app/episode-host.js';
 import { builtinRegistry, withPlugins } from '../../src/app/registry.js';
 import { startRun, type RunIo } from '../../src/app/start-run.js';
 import type { BenchmarkModule } from '../../src/core/benchmark.js';
@@ -94,6 +95,33 @@ describe('startRun (the app layer, in-process)', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("a worker playing a run's episodes gives its containers that run's label", async () => {
+    const cwd = tempDir('memrl-app-');
+    const seen: string[] = [];
+    const module: BenchmarkModule = {
+      ...toyModule(),
+      create: () => {
+        seen.push(containerLabels('probe')[LABEL_RUN]!);
+        return toyBenchmark({ train: 8, onEpisode: () => void seen.push(containerLabels('probe')[LABEL_RUN]!) });
+      },
+    };
+    // An absolute origin: the worker sees in run.json that it has this plug-in loaded already.
+    const registry = withPlugins(builtinRegistry(), [{ origin: '/plugins/toy', benchmarks: [module], methods: [] }]);
+    const run = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 1 }, registry, cwd, env: {} }, capture());
+    await run.done;
+    seen.length = 0;
+    // The worker's side of a queued run: open the run from its folder, play one of its episodes.
+    const host = await openEpisodeHost(run.runDir, { registry, worker: 'w1' });
+    try {
+      const played = await host.play({ runDir: run.runDir, phase: 'train', epoch: 1, batch: 0, taskIndex: 0, taskId: 'toy/0', memories: [] });
+      expect(played.outcome.status).not.toBe('error');
+    } finally {
+      await host.close();
+    }
+    expect(seen).toEqual([basename(run.runDir), basename(run.runDir)]);
+    expect(containerLabels('probe')[LABEL_RUN]).toBe('none');
   });
 
   it('bad input is a typed fault naming what to fix, before any folder is made', async () => {
