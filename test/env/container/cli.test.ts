@@ -56,6 +56,9 @@ describe.skipIf(req.skip)('memrl cleanup', () => {
       const dry = memrl(['cleanup', '--run', 'cleanup-test-a', '--dry-run']);
       expect(dry.stdout).toContain(`would remove ${mine.id.slice(0, 12)}`);
       expect(dry.stdout).not.toContain(other.id.slice(0, 12));
+      // The run's folder names it as well as the folder's name does.
+      const byFolder = memrl(['cleanup', '--run', 'results/bcb/cleanup-test-a/', '--dry-run']);
+      expect(byFolder.stdout).toBe(dry.stdout);
       const r = memrl(['cleanup', '--run', 'cleanup-test-a']);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/removed 1\b/);
