@@ -74,8 +74,7 @@ describe.skipIf(engineReq.skip)('memrl run alfworld --evaluator docker', () => {
     expect(json(join(local.dir, 'run.json')).evaluator).toMatchObject({ env: 'household-standin', backend: 'local' });
 
     const run = docker.dir.split('/').at(-1)!;
-    // Its own bridges: another test's run may carry the same name (same second, method, model and seed).
-    const left = await engineReq.engine!.docker.listContainers({ all: true, filters: { label: [`dev.memrl.run=${run}`, 'dev.memrl.role=alfworld'] } });
+    const left = await engineReq.engine!.docker.listContainers({ all: true, filters: { label: [`dev.memrl.run=${run}`] } });
     expect(left).toEqual([]);
   }, 300_000);
 

@@ -27,6 +27,19 @@ function toyModule(opts: ToyOptions = {}): BenchmarkModule {
   };
 }
 
+/** The toy benchmark, each instance noting the run label a container would get: at its creation and in every episode. */
+function labelNotingModule(labelsSeen: string[][]): BenchmarkModule {
+  const label = (): string => containerLabels('probe')[LABEL_RUN]!;
+  return {
+    ...toyModule(),
+    create: () => {
+      const seen = [label()];
+      labelsSeen.push(seen);
+      return toyBenchmark({ train: 8, onEpisode: () => void seen.push(label()) });
+    },
+  };
+}
+
 function capture(): RunIo & { text: () => string } {
   let text = '';
   return { err: (t) => void (text += t), tty: false, text: () => text };
@@ -64,17 +77,8 @@ describe('startRun (the app layer, in-process)', () => {
 
   it('runs started in the same second with the same settings keep their own folders, and their containers their own run label', async () => {
     const cwd = tempDir('memrl-app-');
-    // Each benchmark instance notes the run label a container would get, at creation and in every episode.
     const labelsSeen: string[][] = [];
-    const module: BenchmarkModule = {
-      ...toyModule(),
-      create: () => {
-        const seen = [containerLabels('probe')[LABEL_RUN]!];
-        labelsSeen.push(seen);
-        return toyBenchmark({ train: 8, onEpisode: () => void seen.push(containerLabels('probe')[LABEL_RUN]!) });
-      },
-    };
-    const registry = withPlugins(builtinRegistry(), [{ origin: 'test', benchmarks: [module], methods: [] }]);
+    const registry = withPlugins(builtinRegistry(), [{ origin: 'test', benchmarks: [labelNotingModule(labelsSeen)], methods: [] }]);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-26T04:20:00Z'));
     try {
@@ -99,19 +103,11 @@ describe('startRun (the app layer, in-process)', () => {
 
   it("a worker playing a run's episodes gives its containers that run's label", async () => {
     const cwd = tempDir('memrl-app-');
-    const seen: string[] = [];
-    const module: BenchmarkModule = {
-      ...toyModule(),
-      create: () => {
-        seen.push(containerLabels('probe')[LABEL_RUN]!);
-        return toyBenchmark({ train: 8, onEpisode: () => void seen.push(containerLabels('probe')[LABEL_RUN]!) });
-      },
-    };
+    const labelsSeen: string[][] = [];
     // An absolute origin: the worker sees in run.json that it has this plug-in loaded already.
-    const registry = withPlugins(builtinRegistry(), [{ origin: '/plugins/toy', benchmarks: [module], methods: [] }]);
+    const registry = withPlugins(builtinRegistry(), [{ origin: '/plugins/toy', benchmarks: [labelNotingModule(labelsSeen)], methods: [] }]);
     const run = await startRun({ benchmark: 'toy', flags: { outputDir: 'out', epochs: 1 }, registry, cwd, env: {} }, capture());
     await run.done;
-    seen.length = 0;
     // The worker's side of a queued run: open the run from its folder, play one of its episodes.
     const host = await openEpisodeHost(run.runDir, { registry, worker: 'w1' });
     try {
@@ -120,7 +116,8 @@ describe('startRun (the app layer, in-process)', () => {
     } finally {
       await host.close();
     }
-    expect(seen).toEqual([basename(run.runDir), basename(run.runDir)]);
+    // The second instance is the worker's.
+    expect(labelsSeen[1]).toEqual([basename(run.runDir), basename(run.runDir)]);
     expect(containerLabels('probe')[LABEL_RUN]).toBe('none');
   });
 

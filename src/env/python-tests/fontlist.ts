@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../util/fs.js';
 
 export interface MatplotlibFontList {
@@ -119,7 +119,7 @@ async function keptOrBuilt(build: () => Promise<MatplotlibFontList | null>, fing
   const built = await build();
   if (built && file) {
     try {
-      mkdirSync(fontListCacheDir(), { recursive: true });
+      mkdirSync(dirname(file), { recursive: true });
       writeFileAtomic(file, JSON.stringify(built));
     } catch {
       // An unwritable cache folder only means the next process builds the list again.
