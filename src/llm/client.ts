@@ -6,6 +6,7 @@
  */
 import OpenAI, { AzureOpenAI } from 'openai';
 import { httpFetch } from './http-fetch.js';
+import { onAbort } from '../util/abort.js';
 
 /** The logging shape the openai package accepts (pino loggers fit it). */
 export interface ClientLogger {
@@ -58,8 +59,7 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
 export function requestSignal(signal: AbortSignal | undefined): { options: { signal: AbortSignal } | undefined; release(): void } {
   if (!signal) return { options: undefined, release: () => undefined };
   const ac = new AbortController();
-  const follow = (): void => ac.abort(signal.reason);
-  if (signal.aborted) follow();
-  else signal.addEventListener('abort', follow, { once: true });
-  return { options: { signal: ac.signal }, release: () => signal.removeEventListener('abort', follow) };
+  if (signal.aborted) ac.abort(signal.reason);
+  const release = onAbort(signal, () => ac.abort(signal.reason));
+  return { options: { signal: ac.signal }, release };
 }

@@ -8,6 +8,7 @@
  * and the run's own process draw from one limit.
  */
 import type { ChatModel } from './types.js';
+import { onAbort } from '../util/abort.js';
 
 export interface RateGate {
   /** Resolves when this call may go out. */
@@ -20,8 +21,8 @@ export type RateGateFactory = (endpoint: string, perSecond: number) => RateGate;
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const stopWaiting = signal ? onAbort(signal, () => (clearTimeout(t), resolve())) : () => undefined;
+    const t = setTimeout(() => (stopWaiting(), resolve()), ms);
   });
 }
 

@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { Queue, QueueEvents, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
+import { onAbort } from '../util/abort.js';
 import { MemrlError } from '../util/errors.js';
 import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
 
@@ -195,25 +196,13 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
 
 const stoppedError = (): Error => new MemrlError('harness', 'stopped', 'the run was stopped');
 
-/** Episodes waiting on each run's signal: one abort listener per signal however many are in flight (a batch holds hundreds). */
-const waiting = new WeakMap<AbortSignal, Set<() => void>>();
-
 /** `p`, or a rejection as soon as `signal` aborts. */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  let stops = waiting.get(signal);
-  if (!stops) {
-    const all = new Set<() => void>();
-    signal.addEventListener('abort', () => all.forEach((stop) => stop()), { once: true });
-    waiting.set(signal, all);
-    stops = all;
-  }
-  const set = stops;
   return new Promise<T>((resolve, reject) => {
-    const stop = (): void => reject(stoppedError());
-    set.add(stop);
+    const stopWaiting = onAbort(signal, () => reject(stoppedError()));
     p.then(
-      (v) => (set.delete(stop), resolve(v)),
-      (e: unknown) => (set.delete(stop), reject(e)),
+      (v) => (stopWaiting(), resolve(v)),
+      (e: unknown) => (stopWaiting(), reject(e)),
     );
   });
 }

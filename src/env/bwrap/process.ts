@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { KILL_GRACE_MS, PROCESS_OUTPUT_BYTES } from '../limits.js';
+import { onAbort } from '../../util/abort.js';
 
 export interface RunProcessOptions {
   /** Environment of the child: exactly this, nothing inherited. */
@@ -122,7 +123,7 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
+      stopWaiting();
       // Leftovers in the group (if the leader exited first) must not outlive the run.
       killGroup();
       resolve({
@@ -156,12 +157,12 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
       stopAfterKill();
     }, Math.max(1, opts.timeoutMs));
 
-    const onAbort = (): void => {
+    const abort = (): void => {
       aborted = true;
       stopAfterKill();
     };
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = opts.signal ? onAbort(opts.signal, abort) : () => undefined;
+    if (opts.signal?.aborted) abort();
 
     child.on('error', (err) => {
       spawnError = err.message;

@@ -11,6 +11,7 @@ import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { describeError, type Engine } from './engine.js';
 import { containerLabels, type ContainerRole } from './labels.js';
+import { onAbort } from '../../util/abort.js';
 import { HarnessError } from '../../util/errors.js';
 import { CONTAINER_TMPFS_BYTES, EXEC_OUTPUT_BYTES } from '../limits.js';
 
@@ -169,15 +170,16 @@ export class Box {
       timedOut = true;
       stream.destroy();
     }, opts.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stream.destroy();
-    };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = opts.signal
+      ? onAbort(opts.signal, () => {
+          aborted = true;
+          stream.destroy();
+        })
+      : () => undefined;
     if (opts.input !== undefined) stream.end(opts.input);
     await ended;
     clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
+    stopWaiting();
     let exitCode: number | null = null;
     if (!timedOut && !aborted) {
       try {

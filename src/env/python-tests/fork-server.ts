@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PeerProcess } from '../contract.js';
 import { readLines } from '../lines.js';
+import { onAbort } from '../../util/abort.js';
 import { FORK_SERVER, type SandboxLimits } from '../limits.js';
 import { asset } from '../../util/paths.js';
 import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
@@ -135,12 +136,13 @@ export class ForkServer {
   private ask(request: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     if (this.retired) return Promise.resolve({ failed: this.retired, kind: 'unusable' });
     return new Promise<Answer>((resolve) => {
+      let stopWaiting = (): void => undefined;
       const done = (a: Answer): void => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        stopWaiting();
         resolve(a);
       };
-      const onAbort = (): void => {
+      const aborted = (): void => {
         this.retire('aborted');
         void this.stop();
         this.answer({ failed: 'aborted', kind: 'aborted' });
@@ -151,8 +153,8 @@ export class ForkServer {
         this.answer({ failed: 'no reply in time', kind: 'timeout' });
       }, timeoutMs);
       this.waiting = done;
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) aborted();
+      else if (signal) stopWaiting = onAbort(signal, aborted);
       this.proc.stdin.write(JSON.stringify(request) + '\n', (err) => {
         if (err) this.answer({ failed: `cannot write to the fork server: ${err.message}`, kind: 'broken' });
       });
