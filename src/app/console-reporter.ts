@@ -42,8 +42,11 @@ export class ConsoleReporter implements Reporter {
   onEpochEnd(ev: EpochEndEvent): void {
     const tr = ev.metrics.train.epochs.at(-1);
     const va = ev.metrics.valid?.epochs.at(-1);
+    // Episodes that could not be played (an endpoint or evaluator failing) lower acc silently otherwise.
+    const errors = [tr?.errors ? `${tr.errors} train` : '', va?.errors ? `${va.errors} valid` : ''].filter(Boolean).join(', ');
     this.write(
-      `epoch ${ev.epoch}/${ev.epochs}: acc ${fmt(tr?.acc)}  CSR ${fmt(tr?.csr)}${typeof va?.acc === 'number' ? `  valid acc ${fmt(va.acc)}` : ''}  memories ${ev.memories}\n`,
+      `epoch ${ev.epoch}/${ev.epochs}: acc ${fmt(tr?.acc)}  CSR ${fmt(tr?.csr)}${typeof va?.acc === 'number' ? `  valid acc ${fmt(va.acc)}` : ''}  memories ${ev.memories}` +
+        `${errors ? `  errors ${errors} (counted as unsolved; the log says why)` : ''}\n`,
     );
   }
 }

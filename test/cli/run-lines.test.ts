@@ -1,7 +1,10 @@
 /**
- * The last line of a run stopped with Ctrl-C mid-epoch. Its accuracy counts the tasks
- * the epoch did not reach as unsolved (one definition for every run), so the line says
- * the epoch is unfinished and how far it got: the number is not the epoch's result.
+ * What a run's lines say beyond the numbers, where the numbers alone would mislead:
+ * - the last line of a run stopped with Ctrl-C mid-epoch. Its accuracy counts the tasks
+ *   the epoch did not reach as unsolved (one definition for every run), so the line says
+ *   the epoch is unfinished and how far it got: the number is not the epoch's result;
+ * - an epoch's line when some episodes could not be played (the endpoint failed them):
+ *   they too count as unsolved, so the line says how many.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,15 +13,24 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { assertBuilt, MEMRL_BIN, runMemrlAsync } from '../helpers/cli.js';
-import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { chatCompletion, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-interrupted-'));
 const PLUGIN = resolve('examples/plugins/arithmetic/index.ts');
 let server: OpenAITestServer;
+/** Chat requests made before the flaky run started. */
+let flakyFrom = -1;
 
 beforeAll(async () => {
   assertBuilt();
-  server = await startOpenAIServer({ chat: async () => (await new Promise((r) => setTimeout(r, 50)), 'ANSWER: 4') });
+  // The first request of the second endpoint path gets no content: that episode cannot be played.
+  server = await startOpenAIServer({
+    chat: async (req, n) => {
+      if (req.path.startsWith('/flaky/')) return n === flakyFrom ? { body: chatCompletion(null) } : 'ANSWER: 4';
+      await new Promise((r) => setTimeout(r, 50));
+      return 'ANSWER: 4';
+    },
+  });
   writeFileSync(join(work, 'live.yaml'), `llm: {provider: openai, base_url: "${server.url}", model: loop-model, api_key: sk-loop, temperature: 0}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: 24, valid: 0}\n`);
 });
 afterAll(async () => {
@@ -26,8 +38,8 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('a run stopped mid-epoch', () => {
-  it('says its epoch is unfinished and how many tasks ran; the resumed run does not', async () => {
+describe('the lines a run prints', () => {
+  it('stopped mid-epoch: says its epoch is unfinished and how many tasks ran; the resumed run does not', async () => {
     const args = ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'live.yaml', '--epochs', '1', '--batch-size', '4', '--no-run-validation'];
     const child = spawn(process.execPath, [MEMRL_BIN, ...args, '--output-dir', 'out'], { cwd: work });
     let stderr = '';
@@ -48,5 +60,14 @@ describe('a run stopped mid-epoch', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/done: 1\/1 epoch\(s\); last acc [0-9.]+, CSR/);
     expect(resumed.stderr).not.toMatch(/unfinished/);
+  }, 120_000);
+
+  it('an epoch with episodes that ended in error: says how many, and only for that epoch', async () => {
+    writeFileSync(join(work, 'flaky.yaml'), `llm: {provider: openai, base_url: "${server.url.replace(/\/v1$/, '/flaky/v1')}", model: loop-model, api_key: sk-loop, temperature: 0}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: 6, valid: 0}\n`);
+    flakyFrom = server.chatRequests().length;
+    const r = await runMemrlAsync(['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'flaky.yaml', '--epochs', '2', '--concurrency', '1', '--no-run-validation', '--output-dir', 'flaky'], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/epoch 1\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 5 {2}errors 1 train \(counted as unsolved; the log says why\)\n/);
+    expect(r.stderr).toMatch(/epoch 2\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 11\n/);
   }, 120_000);
 });
