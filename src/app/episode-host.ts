@@ -13,6 +13,7 @@ import type { Benchmark, LoadedTasks, TaskBase } from '../core/benchmark.js';
 import { CACHE_FILE, CachedChatModel, OfflineChatModel, ResponseStore, runCacheFile, type CacheEntry, type CacheLayers } from '../llm/cache.js';
 import { UsageLedger } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
+import { EndpointHealth } from '../llm/endpoint-health.js';
 import type { ChatModel } from '../llm/types.js';
 import type { LlmSettings } from '../config/types.js';
 import type { RateGateFactory } from '../llm/rate-gate.js';
@@ -90,6 +91,9 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   const inner = (llm: LlmSettings): ChatModel => (replayOf ? new OfflineChatModel(modelLabelOf(llm), llm.provider === 'sim') : liveChatModel(llm, bench.name, player, opts.rateGates));
   const agentInner = inner(cfg.llm);
   const judgeInner = cfg.judge ? inner(cfg.judge) : undefined;
+  // Over all the run's episodes this worker plays: an endpoint that answered one episode is not a wrong URL in the next.
+  const agentHealth = new EndpointHealth(cfg.llm.stopAfterFailures);
+  const judgeHealth = cfg.judge ? new EndpointHealth(cfg.judge.stopAfterFailures) : undefined;
 
   const play = async (req: EpisodeRequest): Promise<EpisodeResult> => {
     const list = req.phase === 'valid' ? loaded.valid : loaded.train;
@@ -101,9 +105,9 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
     const layers: CacheLayers = { sources, record: [{ put: (e) => replies.push(e) }, ...(shared ? [shared] : [])], ...(replayOf ? { offline: { from: replayOf } } : {}) };
     const metered: MeteredCall[] = [];
     const ledger = new UsageLedger();
-    const wrap = (m: ChatModel, llm: LlmSettings): MeteredChatModel => new MeteredChatModel(tap(new CachedChatModel(m, chatCacheIdentity(llm), layers), metered), ledger, log);
-    const model = wrap(agentInner, cfg.llm);
-    const judge = judgeInner && cfg.judge ? wrap(judgeInner, cfg.judge) : undefined;
+    const wrap = (m: ChatModel, llm: LlmSettings, health: EndpointHealth): MeteredChatModel => new MeteredChatModel(tap(new CachedChatModel(m, chatCacheIdentity(llm), layers), metered), ledger, log, health);
+    const model = wrap(agentInner, cfg.llm, agentHealth);
+    const judge = judgeInner && cfg.judge && judgeHealth ? wrap(judgeInner, cfg.judge, judgeHealth) : undefined;
     const outcome = await asWorkOfRun(runId, () => playEpisode(benchmark, task, { model, ...(judge ? { judge } : {}) }, { epoch: req.epoch, phase: req.phase, memories: req.memories, log }));
     const fatal = model.fatal ?? judge?.fatal;
     return { outcome, metered, replies, worker: opts.worker, ...(fatal ? { fatal: fatal.message } : {}) };

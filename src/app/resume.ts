@@ -36,6 +36,7 @@ export const RESUMABLE_KEYS: readonly string[] = [
   'memrl.log_dir',
   'memrl.llm.timeout_ms',
   'memrl.llm.max_retries',
+  'memrl.llm.stop_after_failures',
   'memrl.llm.rate_limit',
 ];
 

@@ -237,6 +237,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         runDir,
         resume: cfg.run.resume !== null,
         maxErrorRate: cfg.run.maxErrorRate,
+        stopAfterFailures: cfg.llm.stopAfterFailures,
         rewardNoise: cfg.run.rewardNoise,
         ...(options.episodeSlots ? { episodeSlots: options.episodeSlots } : {}),
         ...(episodes ? { episodes } : {}),

@@ -87,6 +87,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     maxTokens: cfg.llm.max_tokens,
     timeoutMs: cfg.memrl.llm.timeout_ms,
     maxRetries: cfg.memrl.llm.max_retries,
+    stopAfterFailures: cfg.memrl.llm.stop_after_failures,
     rateLimit: cfg.memrl.llm.rate_limit,
     simSeed: cfg.memrl.sim.seed ?? seed,
   };

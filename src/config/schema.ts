@@ -332,6 +332,11 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .object({
         timeout_ms: int((n) => n.positive()).default(600_000).describe('Per-request timeout of the chat client in milliseconds.'),
         max_retries: int((n) => n.min(0)).default(5).describe('Retries (with backoff) on rate limits, 5xx and network errors.'),
+        stop_after_failures: int((n) => n.min(0))
+          .default(10)
+          .describe(
+            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. The calls cut short run again on --resume. 0 = never.',
+          ),
         rate_limit: num(z.number().positive())
           .nullable()
           .default(null)

@@ -21,6 +21,8 @@ export interface LlmSettings {
   maxTokens: number | null;
   timeoutMs: number;
   maxRetries: number;
+  /** Calls in a row that may fail after their retries before the run stops (memrl.llm.stop_after_failures); 0 = never. */
+  stopAfterFailures: number;
   /** Requests per second to the endpoint (memrl.llm.rate_limit); null = unlimited. */
   rateLimit: number | null;
   /** Seed of the offline simulator (provider sim). */

@@ -27,6 +27,7 @@ import type { Embedder } from '../embed/types.js';
 import { canonicalJson, ReplayMissError } from '../llm/cache.js';
 import { LEDGER_ROLES, UsageLedger, type LedgerSnapshot } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
+import { EndpointDownError, EndpointHealth } from '../llm/endpoint-health.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import type { ChatModel, Phase } from '../llm/types.js';
 import type { BuildStrategy, MemoryParams } from '../memory/types.js';
@@ -82,6 +83,8 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   manifest: Record<string, unknown>;
   /** Stop as failed when more than this share of an epoch's episodes end in `error` (default: never). */
   maxErrorRate?: number;
+  /** Stop (resumably) once this many model calls in a row to an endpoint that answered before failed after their retries (default: never). */
+  stopAfterFailures?: number;
   /** Shared with other runs (a sweep): an episode runs only while it holds one of these slots. */
   episodeSlots?: Slots;
   /** Play episodes elsewhere (workers on a queue) instead of in this process; memory stays here. */
@@ -231,8 +234,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     },
   });
   const player = bench.simPlayer([...loaded.train, ...loaded.valid]);
-  const model = new MeteredChatModel(tapUsage(plan.createModel(player)), ledger, log);
-  const judge = plan.createJudgeModel ? new MeteredChatModel(tapUsage(plan.createJudgeModel(player)), ledger, log) : undefined;
+  const health = (): EndpointHealth => new EndpointHealth(plan.stopAfterFailures ?? 0);
+  const model = new MeteredChatModel(tapUsage(plan.createModel(player)), ledger, log, health());
+  const judge = plan.createJudgeModel ? new MeteredChatModel(tapUsage(plan.createJudgeModel(player)), ledger, log, health()) : undefined;
   emit('onTasksLoaded', { train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
 
   // Resume: restore the learning state of the last completed epoch and drop rows past it;
@@ -386,6 +390,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     journal.close();
     if (!fatal) throw new FatalModelError(`${remoteFatal}; fix the key, endpoint or model name there and rerun with --resume ${plan.runDir}`);
     if (fatal instanceof ReplayMissError) throw new UserError(fatal.message, 'replay_miss');
+    if (fatal instanceof EndpointDownError) throw new FatalModelError(`${fatal.message}; once it answers again, rerun with --resume ${plan.runDir}`);
     throw new FatalModelError(`${fatal.message}; fix the key, endpoint or model name and rerun with --resume ${plan.runDir}`);
   };
 

@@ -35,7 +35,7 @@ export class MemrlError extends Error {
 
 /**
  *   0  done           1  memrl's own fault (harness), a task's, or a bug
- *   2  bad input: a file, key, flag or plug-in, or a model endpoint that refuses (key, model name)
+ *   2  bad input: a file, key, flag or plug-in, or a model endpoint that refuses (key, model name) or stops answering
  *   3  stopped by --budget-usd / --budget-tokens (resumable)
  *   130 interrupted (Ctrl-C; resumable)
  */

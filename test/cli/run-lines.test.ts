@@ -4,7 +4,9 @@
  *   the epoch did not reach as unsolved (one definition for every run), so the line says
  *   the epoch is unfinished and how far it got: the number is not the epoch's result;
  * - an epoch's line when some episodes could not be played (the endpoint failed them):
- *   they too count as unsolved, so the line says how many.
+ *   they too count as unsolved, so the line says how many;
+ * - a run whose endpoint stops answering mid-run: it stops, resumable, before the
+ *   episodes the endpoint failed count as unsolved.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,13 +15,15 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { assertBuilt, MEMRL_BIN, runMemrlAsync } from '../helpers/cli.js';
-import { chatCompletion, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
+import { chatCompletion, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-interrupted-'));
 const PLUGIN = resolve('examples/plugins/arithmetic/index.ts');
 let server: OpenAITestServer;
 /** Chat requests made before the flaky run started. */
 let flakyFrom = -1;
+/** From this many chat requests on, the dying endpoint answers 503 only. */
+let dyingFrom = Infinity;
 
 beforeAll(async () => {
   assertBuilt();
@@ -27,6 +31,7 @@ beforeAll(async () => {
   server = await startOpenAIServer({
     chat: async (req, n) => {
       if (req.path.startsWith('/flaky/')) return n === flakyFrom ? { body: chatCompletion(null) } : 'ANSWER: 4';
+      if (req.path.startsWith('/dying/')) return n >= dyingFrom ? errorReply(503, 'the model server is gone') : 'ANSWER: 4';
       await new Promise((r) => setTimeout(r, 50));
       return 'ANSWER: 4';
     },
@@ -69,5 +74,35 @@ describe('the lines a run prints', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/epoch 1\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 5 {2}errors 1 train \(counted as unsolved; the log says why\)\n/);
     expect(r.stderr).toMatch(/epoch 2\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 11\n/);
+  }, 120_000);
+
+  it('an endpoint that stops answering mid-run: stops it in one line before its failures count, and the resumed run has no error rows', async () => {
+    writeFileSync(
+      join(work, 'dying.yaml'),
+      `llm: {provider: openai, base_url: "${server.url.replace(/\/v1$/, '/dying/v1')}", model: loop-model, api_key: sk-loop, temperature: 0}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: 24, valid: 0}\n  llm: {max_retries: 0, stop_after_failures: 3}\n`,
+    );
+    // Two batches of 4 (agent and memory calls) are answered, then nothing more.
+    dyingFrom = server.chatRequests().length + 16;
+    const args = ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'dying.yaml', '--epochs', '1', '--batch-size', '4', '--concurrency', '2', '--no-run-validation', '--output-dir', 'dying'];
+    const r = await runMemrlAsync(args, { cwd: work });
+    expect(r.code).toBe(2);
+    const dir = join(work, 'dying', 'arithmetic', readdirSync(join(work, 'dying', 'arithmetic'))[0]!);
+    const last = r.stderr.trim().split('\n').at(-1)!;
+    expect(last).toBe(
+      `memrl: openai:loop-model stopped answering: 3 calls in a row failed after their retries (memrl.llm.stop_after_failures 3); the last: openai:loop-model chat failed: 503 the model server is gone; once it answers again, rerun with --resume ${dir}`,
+    );
+    // The two answered batches are kept; nothing the endpoint failed is.
+    const kept = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
+    expect(kept.map((x) => x.status).filter((s) => s === 'error')).toEqual([]);
+    expect(kept).toHaveLength(8);
+    // No calls wait on the dead endpoint once it is judged gone: the rest of the batch fails at once.
+    expect(server.chatRequests().length - dyingFrom).toBeLessThanOrEqual(4);
+
+    dyingFrom = Infinity;
+    const resumed = await runMemrlAsync(['run', 'arithmetic', '--plugin', PLUGIN, '--resume', dir], { cwd: work });
+    expect(resumed.code).toBe(0);
+    const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
+    expect(rows).toHaveLength(24);
+    expect(rows.filter((x) => x.status === 'error')).toEqual([]);
   }, 120_000);
 });

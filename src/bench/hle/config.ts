@@ -139,8 +139,8 @@ export interface HleSettings {
   numTrain: number | null;
   numValid: number | null;
   judge: HleJudgeSettings;
-  /** The agent's client settings the judge shares (timeout, retries, rate limit per endpoint, the simulator's seed). */
-  client: Pick<LlmSettings, 'timeoutMs' | 'maxRetries' | 'rateLimit' | 'simSeed'>;
+  /** The agent's client settings the judge shares (timeout, retries, when to stop on failures, rate limit per endpoint, the simulator's seed). */
+  client: Pick<LlmSettings, 'timeoutMs' | 'maxRetries' | 'stopAfterFailures' | 'rateLimit' | 'simSeed'>;
 }
 
 /**
@@ -182,7 +182,7 @@ export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleS
       temperature: j.temperature,
       maxTokens: j.max_tokens,
     },
-    client: { timeoutMs: ctx.llm.timeoutMs, maxRetries: ctx.llm.maxRetries, rateLimit: ctx.llm.rateLimit, simSeed: ctx.llm.simSeed },
+    client: { timeoutMs: ctx.llm.timeoutMs, maxRetries: ctx.llm.maxRetries, stopAfterFailures: ctx.llm.stopAfterFailures, rateLimit: ctx.llm.rateLimit, simSeed: ctx.llm.simSeed },
   };
 }
 
