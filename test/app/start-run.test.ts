@@ -3,7 +3,7 @@
  * toy benchmark registered like a plug-in), reports through the io it is given, can be
  * stopped and resumed, and fails with typed faults, all without spawning the CLI.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { openEpisodeHost } from '../../src/app/episode-host.js';
@@ -12,6 +12,7 @@ import { startRun, type RunIo } from '../../src/app/start-run.js';
 import type { BenchmarkModule } from '../../src/core/benchmark.js';
 import { containerLabels, LABEL_RUN } from '../../src/env/container/labels.js';
 import { UserError } from '../../src/util/errors.js';
+import { errorReply, startOpenAIServer } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp.js';
 import { toyBenchmark, type ToyOptions } from '../helpers/toy-benchmark.js';
 
@@ -119,6 +120,40 @@ describe('startRun (the app layer, in-process)', () => {
     // The second instance is the worker's.
     expect(labelsSeen[1]).toEqual([basename(run.runDir), basename(run.runDir)]);
     expect(containerLabels('probe')[LABEL_RUN]).toBe('none');
+  });
+
+  it("a worker judges the run's endpoint over every episode it plays: gone after the streak, the calls after that never sent", async () => {
+    let dyingFrom = Infinity;
+    const server = await startOpenAIServer({ chat: (_req, n) => (n >= dyingFrom ? errorReply(503, 'the model server is gone') : 'ANSWER: correct') });
+    try {
+      const cwd = tempDir('memrl-app-');
+      writeFileSync(join(cwd, 'live.yaml'), `llm: {provider: openai, base_url: "${server.url}", model: m, api_key: sk-test}\nembedding: {provider: local}\nmemrl:\n  llm: {max_retries: 0, stop_after_failures: 3}\n`);
+      const registry = withPlugins(builtinRegistry(), [{ origin: '/plugins/toy', benchmarks: [toyModule()], methods: [] }]);
+      const run = await startRun({ benchmark: 'toy', flags: { config: 'live.yaml', outputDir: 'out', epochs: 1 }, registry, cwd, env: {} }, capture());
+      expect((await run.done).result).toMatchObject({ epochsCompleted: 1 });
+      const host = await openEpisodeHost(run.runDir, { registry, worker: 'w1' });
+      try {
+        // Epoch 2: the run's own recorded replies (epoch 1) do not answer these.
+        const play = (i: number) => host.play({ runDir: run.runDir, phase: 'train', epoch: 2, batch: 0, taskIndex: i, taskId: `toy/${i}`, memories: [] });
+        expect((await play(0)).outcome.status).not.toBe('error');
+        dyingFrom = server.chatRequests().length;
+        // Each episode is one call: the first two failures, in episodes of their own, are not yet the endpoint gone.
+        for (const i of [1, 2]) {
+          const r = await play(i);
+          expect(r.outcome.status).toBe('error');
+          expect(r.fatal).toBeUndefined();
+        }
+        const third = await play(3);
+        expect(third.fatal).toMatch(/^openai:m stopped answering: 3 calls in a row failed after their retries/);
+        const sent = server.chatRequests().length;
+        expect((await play(4)).fatal).toBe(third.fatal);
+        expect(server.chatRequests().length).toBe(sent);
+      } finally {
+        await host.close();
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('bad input is a typed fault naming what to fix, before any folder is made', async () => {
