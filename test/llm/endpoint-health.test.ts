@@ -26,7 +26,7 @@ function scripted(steps: Step[]): ChatModel & { reached: number } {
     chat: async () => {
       const step = steps[m.reached++] ?? 'ok';
       if (step !== 'ok') throw step;
-      return { text: 'fine', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, latencyMs: 1 };
+      return { text: 'fine', model: 'm', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, latencyMs: 1 };
     },
   };
   return m;
