@@ -62,6 +62,10 @@ export class TranscriptWriter {
   private readonly known = new Set<string>();
 
   constructor(private readonly dir: string) {
+    // A kill can cut the last member of either file short (a write torn at a page boundary).
+    // Appending after it would leave the torn member in the middle, and the file would no
+    // longer decode from there on: so what decodes is written back whole first.
+    for (const f of [TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE]) repairTail(join(dir, f));
     for (const id of readParts(dir).keys()) this.known.add(id);
   }
 
@@ -129,6 +133,20 @@ function readParts(dir: string): Map<string, string> {
     out.set(p.h, p.t);
   }
   return out;
+}
+
+/** Rewrite a multi-member gzip file whose last member was cut short as one whole member of its complete lines. */
+function repairTail(path: string): void {
+  if (!existsSync(path)) return;
+  const buf = readFileSync(path);
+  if (buf.length === 0) return;
+  try {
+    gunzipSync(buf);
+    return;
+  } catch {
+    const lines = readLines(path);
+    writeFileAtomic(path, lines.length ? gzipSync(`${lines.join('\n')}\n`) : new Uint8Array());
+  }
 }
 
 /** The lines of a multi-member gzip file; a member cut by a crash (and what follows) is dropped. */

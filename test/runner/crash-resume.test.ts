@@ -7,12 +7,14 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
+import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE } from '../../src/metrics/transcripts.js';
 import { JOURNAL_FILE, type JournalEpisode } from '../../src/runner/journal.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
@@ -54,7 +56,8 @@ function state(dir: string): Record<string, unknown> {
       return m;
     });
   const usage = (JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { usage: unknown }).usage;
-  return { rows, memories, usage, traces: readFileSync(join(dir, 'traces.jsonl'), 'utf8'), metrics: readFileSync(join(dir, 'metrics.json'), 'utf8') };
+  const transcripts = readTranscripts(dir).map((t) => ({ ...t, calls: t.calls.map(({ latencyMs: _l, cached: _c, ...call }) => call) }));
+  return { rows, memories, usage, traces: readFileSync(join(dir, 'traces.jsonl'), 'utf8'), transcripts, metrics: readFileSync(join(dir, 'metrics.json'), 'utf8') };
 }
 
 const journal = (dir: string): JournalEpisode[] =>
@@ -93,7 +96,7 @@ describe('resume at task granularity', () => {
     expect(resumes).toEqual([expect.objectContaining({ fromEpoch: 1, journaled: done.length })]);
   });
 
-  it('converges after two interrupts in a row, torn last lines, stray temp files and stale journal entries', async () => {
+  it('converges after two interrupts in a row, torn last lines and gzip members, stray temp files and stale journal entries', async () => {
     const dir = join(root, 'torn');
     await interrupted(dir, 2, 5);
     await interrupted(dir, 2, 10, true);
@@ -103,6 +106,10 @@ describe('resume at task granularity', () => {
     // What a kill in the middle of writes leaves behind: a cut line (here followed by more), temp files.
     appendFileSync(join(dir, JOURNAL_FILE), `{"kind":"episode","phase":"tr\n${JSON.stringify(stale)}\n{"kind":"barr`);
     appendFileSync(join(dir, 'outcomes.jsonl'), '{"benchmark":"toy","taskId":"to');
+    // The transcript files are gzip members appended per batch: a kill tears the last one (a write cut at a page boundary).
+    const torn = (text: string): Buffer => gzipSync(text).subarray(0, 40);
+    appendFileSync(join(dir, TRANSCRIPT_PARTS_FILE), torn(`${JSON.stringify({ h: 'f'.repeat(20), t: 'x'.repeat(5000) })}\n`));
+    appendFileSync(join(dir, TRANSCRIPTS_FILE), torn(`${JSON.stringify({ id: 'train/2/0', calls: [] })}\n`.repeat(50)));
     writeFileSync(join(dir, 'checkpoint.json.tmp-4242'), '{"version":1,"epochCo');
     writeFileSync(join(dir, 'metrics.json.tmp-4242'), '');
 
