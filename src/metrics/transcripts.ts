@@ -135,7 +135,50 @@ function readParts(dir: string): Map<string, string> {
   return out;
 }
 
-/** Rewrite a multi-member gzip file whose last member was cut short as one whole member of its complete lines. */
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
+/** Z_SYNC_FLUSH: a member cut short gives what decodes instead of an error. */
+const KEEP_WHAT_DECODES = { finishFlush: 2 };
+
+/**
+ * What decodes of a damaged multi-member gzip file, member by member. A member torn by
+ * a kill gives what decodes of it; the members after it (appended by a resume of an
+ * older memrl, which did not repair the tail first) are read whole. A member starts
+ * with the gzip magic; the same bytes inside compressed data are rare, so a member that
+ * does not decode up to the next magic is tried up to a few more before it counts as torn.
+ */
+function salvage(buf: Buffer): string {
+  const starts: number[] = [];
+  for (let i = buf.indexOf(GZIP_MAGIC); i >= 0; i = buf.indexOf(GZIP_MAGIC, i + 1)) starts.push(i);
+  starts.push(buf.length);
+  const decode = (from: number, to: number, opts = {}): string | undefined => {
+    try {
+      return gunzipSync(buf.subarray(from, to), opts).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  let text = '';
+  let k = 0;
+  while (k < starts.length - 1) {
+    let next = -1;
+    for (let j = k + 1; j < Math.min(starts.length, k + 5) && next < 0; j++) {
+      const whole = decode(starts[k]!, starts[j]!);
+      if (whole !== undefined) {
+        text += whole;
+        next = j;
+      }
+    }
+    if (next < 0) {
+      // Torn: what decodes, and a line break so its cut line stays apart from the next member's first.
+      text += `${decode(starts[k]!, starts[k + 1]!, KEEP_WHAT_DECODES) ?? ''}\n`;
+      next = k + 1;
+    }
+    k = next;
+  }
+  return text;
+}
+
+/** Rewrite a multi-member gzip file that does not decode whole (a torn member) as one member of the lines that do. */
 function repairTail(path: string): void {
   if (!existsSync(path)) return;
   const buf = readFileSync(path);
@@ -149,7 +192,7 @@ function repairTail(path: string): void {
   }
 }
 
-/** The lines of a multi-member gzip file; a member cut by a crash (and what follows) is dropped. */
+/** The lines of a multi-member gzip file; the line a torn member cut short is dropped. */
 function readLines(path: string): string[] {
   const buf = readFileSync(path);
   if (buf.length === 0) return [];
@@ -157,7 +200,7 @@ function readLines(path: string): string[] {
   try {
     text = gunzipSync(buf).toString('utf8');
   } catch {
-    text = gunzipSync(buf, { finishFlush: 2 /* Z_SYNC_FLUSH: keep what decodes */ }).toString('utf8');
+    text = salvage(buf);
   }
   return text.split('\n').filter((l) => {
     if (!l.trim()) return false;
