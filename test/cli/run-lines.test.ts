@@ -17,7 +17,7 @@ import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { assertBuilt, MEMRL_BIN, runMemrlAsync } from '../helpers/cli.js';
 import { chatCompletion, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
-const work = mkdtempSync(join(tmpdir(), 'memrl-interrupted-'));
+const work = mkdtempSync(join(tmpdir(), 'memrl-run-lines-'));
 const PLUGIN = resolve('examples/plugins/arithmetic/index.ts');
 let server: OpenAITestServer;
 /** Chat requests made before the flaky run started. */
@@ -27,7 +27,9 @@ let dyingFrom = Infinity;
 
 beforeAll(async () => {
   assertBuilt();
-  // The first request of the second endpoint path gets no content: that episode cannot be played.
+  // Three endpoints on one server: under /flaky/ one request gets no content (that episode
+  // cannot be played); under /dying/ every request from dyingFrom on gets a 503; the
+  // plain one answers after 50 ms, so a run is still going when it is stopped.
   server = await startOpenAIServer({
     chat: async (req, n) => {
       if (req.path.startsWith('/flaky/')) return n === flakyFrom ? { body: chatCompletion(null) } : 'ANSWER: 4';
