@@ -119,6 +119,27 @@ export class Journal {
     return this.queued;
   }
 
+  /**
+   * Drop these episodes, so a resume plays them again (a batch stopped because its
+   * endpoint went away). The file is rewritten without them, atomically. Call it with
+   * no append in flight.
+   */
+  forget(phase: OutcomePhase, epoch: number, taskIndices: readonly number[]): void {
+    if (this.fd === null) return;
+    const drop = new Set(taskIndices.map((i) => episodeKey(phase, epoch, i)).filter((k) => this.episodes.has(k)));
+    if (drop.size === 0) return;
+    for (const k of drop) this.episodes.delete(k);
+    closeSync(this.fd);
+    const kept = readFileSync(this.path, 'utf8')
+      .split('\n')
+      .filter((line) => {
+        const e = parse(line);
+        return e !== undefined && !(e.kind === 'episode' && drop.has(episodeKey(e.phase, e.epoch, e.taskIndex)));
+      });
+    writeFileAtomic(this.path, kept.map((l) => `${l}\n`).join(''));
+    this.fd = openSync(this.path, 'a');
+  }
+
   /** Empty it (after an epoch checkpoint: everything here is in the checkpoint now). */
   reset(): void {
     if (this.fd === null) return;

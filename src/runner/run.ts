@@ -382,11 +382,18 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     extra: retrieval.record ? { ...o.extra, retrieval: retrieval.record } : o.extra,
   });
 
-  /** Every later call would fail the same way (bad key, unknown model): stop, resumable, instead of recording errors. */
-  const stopIfFatal = (): void => {
+  /**
+   * Every later call would fail the same way (bad key, unknown model, the endpoint gone):
+   * stop, resumable, instead of recording errors. `played` is the batch or pass that saw it.
+   */
+  const stopIfFatal = (phase: OutcomePhase, epoch: number, played: readonly IndexedTask<T>[]): void => {
     const fatal = model.fatal ?? judge?.fatal;
     if (!fatal && !remoteFatal) return;
     emit('onPhaseEnd');
+    // Episodes journaled before the endpoint was judged gone may hold its failures (a
+    // memory the writer could not write): the resume plays the whole batch again, its
+    // answered calls from the run's recording.
+    if (fatal instanceof EndpointDownError || remoteFatal) journal.forget(phase, epoch, played.map((it) => it.index));
     journal.close();
     if (!fatal) throw new FatalModelError(`${remoteFatal}; fix the key, endpoint or model name there and rerun with --resume ${plan.runDir}`);
     if (fatal instanceof ReplayMissError) throw new UserError(fatal.message, 'replay_miss');
@@ -480,7 +487,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       });
     });
     emit('onPhaseEnd');
-    stopIfFatal();
+    stopIfFatal('valid', epoch, valid);
     if (aborted()) return;
     commitRows(records);
   };
@@ -521,7 +528,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       // The last batch's rows are written while this batch's first calls are out.
       later.flushSoon();
       const records = await played;
-      stopIfFatal();
+      stopIfFatal('train', epoch, batch);
       if (aborted()) break; // not committed; its finished episodes wait in the journal
       // A replayed barrier keeps its first commit time, so memory timestamps match too.
       const recordedAt = journal.barrierAt(epoch, b);

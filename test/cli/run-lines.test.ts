@@ -6,10 +6,10 @@
  * - an epoch's line when some episodes could not be played (the endpoint failed them):
  *   they too count as unsolved, so the line says how many;
  * - a run whose endpoint stops answering mid-run: it stops, resumable, before the
- *   episodes the endpoint failed count as unsolved.
+ *   episodes the endpoint failed count as unsolved or keep the memories it could not write.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,9 +83,10 @@ describe('the lines a run prints', () => {
       join(work, 'dying.yaml'),
       `llm: {provider: openai, base_url: "${server.url.replace(/\/v1$/, '/dying/v1')}", model: loop-model, api_key: sk-loop, temperature: 0}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: 24, valid: 0}\n  llm: {max_retries: 0, stop_after_failures: 3}\n`,
     );
-    // Two batches of 4 (agent and memory calls) are answered, then nothing more.
-    dyingFrom = server.chatRequests().length + 16;
-    const args = ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'dying.yaml', '--epochs', '1', '--batch-size', '4', '--concurrency', '2', '--no-run-validation', '--output-dir', 'dying'];
+    // One episode at a time, each an agent call then a memory call. Two batches of 4 are
+    // answered, and the next episode's agent call; its memory call is the first to fail.
+    dyingFrom = server.chatRequests().length + 17;
+    const args = ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'dying.yaml', '--epochs', '1', '--batch-size', '4', '--concurrency', '1', '--no-run-validation', '--output-dir', 'dying'];
     const r = await runMemrlAsync(args, { cwd: work });
     expect(r.code).toBe(2);
     const dir = join(work, 'dying', 'arithmetic', readdirSync(join(work, 'dying', 'arithmetic'))[0]!);
@@ -106,5 +107,10 @@ describe('the lines a run prints', () => {
     const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
     expect(rows).toHaveLength(24);
     expect(rows.filter((x) => x.status === 'error')).toEqual([]);
+    // The episode whose memory the dead endpoint could not write was played again: no memory is the writer's stand-in text.
+    const memories = readFileSync(join(dir, 'memories.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(memories).toHaveLength(24);
+    const standIn = readFileSync(resolve('src/memory/prompts/fallback-reflection.md'), 'utf8').trim();
+    expect(memories.filter((m) => (JSON.parse(m) as { content: string }).content.includes(standIn))).toEqual([]);
   }, 120_000);
 });
