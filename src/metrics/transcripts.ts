@@ -61,12 +61,25 @@ const hashOf = (text: string): string => createHash('sha256').update(text).diges
 export class TranscriptWriter {
   private readonly known = new Set<string>();
 
-  constructor(private readonly dir: string) {
-    // A kill can cut the last member of either file short (a write torn at a page boundary).
-    // Appending after it would leave the torn member in the middle, and the file would no
-    // longer decode from there on: so what decodes is written back whole first.
-    for (const f of [TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE]) repairTail(join(dir, f));
-    for (const id of readParts(dir).keys()) this.known.add(id);
+  /**
+   * Each file is read once. Records `keep` refuses go (a resume drops the epochs past its
+   * checkpoint). A kill can cut the last member of either file short (a write torn at a
+   * page boundary); appending after it would leave the torn member in the middle, and the
+   * file would no longer decode from there on. So a file that changed or did not decode
+   * whole is written back first, as one member of its lines.
+   */
+  constructor(
+    private readonly dir: string,
+    keep: (t: Pick<Transcript, 'epoch' | 'phase'>) => boolean = () => true,
+  ) {
+    const partsPath = join(dir, TRANSCRIPT_PARTS_FILE);
+    const parts = readMembers(partsPath);
+    if (parts.damaged) rewrite(partsPath, parts.lines);
+    for (const l of parts.lines) this.known.add((JSON.parse(l) as { h: string }).h);
+    const recordsPath = join(dir, TRANSCRIPTS_FILE);
+    const records = readMembers(recordsPath);
+    const kept = records.lines.filter((l) => keep(JSON.parse(l) as StoredTranscript));
+    if (records.damaged || kept.length < records.lines.length) rewrite(recordsPath, kept);
   }
 
   append(transcripts: readonly Transcript[]): void {
@@ -95,14 +108,6 @@ export class TranscriptWriter {
     if (parts.length) appendFileSync(join(this.dir, TRANSCRIPT_PARTS_FILE), gzipSync(`${parts.join('\n')}\n`));
     appendFileSync(join(this.dir, TRANSCRIPTS_FILE), gzipSync(`${lines.join('\n')}\n`));
   }
-
-  /** Keep only the records `keep` accepts (a resume drops the epochs past its checkpoint). */
-  retain(keep: (t: Pick<Transcript, 'epoch' | 'phase'>) => boolean): void {
-    const path = join(this.dir, TRANSCRIPTS_FILE);
-    if (!existsSync(path)) return;
-    const kept = readLines(path).filter((l) => keep(JSON.parse(l) as StoredTranscript));
-    writeFileAtomic(path, kept.length ? gzipSync(`${kept.join('\n')}\n`) : new Uint8Array());
-  }
 }
 
 /** Every transcript of a run folder, texts restored; [] for a run without them. */
@@ -125,10 +130,8 @@ export function readTranscripts(dir: string): Transcript[] {
 }
 
 function readParts(dir: string): Map<string, string> {
-  const path = join(dir, TRANSCRIPT_PARTS_FILE);
   const out = new Map<string, string>();
-  if (!existsSync(path)) return out;
-  for (const l of readLines(path)) {
+  for (const l of readLines(join(dir, TRANSCRIPT_PARTS_FILE))) {
     const p = JSON.parse(l) as { h: string; t: string };
     out.set(p.h, p.t);
   }
@@ -178,31 +181,30 @@ function salvage(buf: Buffer): string {
   return text;
 }
 
-/** Rewrite a multi-member gzip file that does not decode whole (a torn member) as one member of the lines that do. */
-function repairTail(path: string): void {
-  if (!existsSync(path)) return;
-  const buf = readFileSync(path);
-  if (buf.length === 0) return;
-  try {
-    gunzipSync(buf);
-    return;
-  } catch {
-    const lines = readLines(path);
-    writeFileAtomic(path, lines.length ? gzipSync(`${lines.join('\n')}\n`) : new Uint8Array());
-  }
+/** A multi-member gzip file of lines, written anew as one member (atomically). */
+function rewrite(path: string, lines: readonly string[]): void {
+  writeFileAtomic(path, lines.length ? gzipSync(`${lines.join('\n')}\n`) : new Uint8Array());
 }
 
 /** The lines of a multi-member gzip file; the line a torn member cut short is dropped. */
 function readLines(path: string): string[] {
+  return readMembers(path).lines;
+}
+
+/** The whole lines of a multi-member gzip file (none if it is missing), and whether it failed to decode whole. */
+function readMembers(path: string): { lines: string[]; damaged: boolean } {
+  if (!existsSync(path)) return { lines: [], damaged: false };
   const buf = readFileSync(path);
-  if (buf.length === 0) return [];
+  if (buf.length === 0) return { lines: [], damaged: false };
   let text: string;
+  let damaged = false;
   try {
     text = gunzipSync(buf).toString('utf8');
   } catch {
     text = salvage(buf);
+    damaged = true;
   }
-  return text.split('\n').filter((l) => {
+  const lines = text.split('\n').filter((l) => {
     if (!l.trim()) return false;
     try {
       JSON.parse(l);
@@ -211,4 +213,5 @@ function readLines(path: string): string[] {
       return false;
     }
   });
+  return { lines, damaged };
 }

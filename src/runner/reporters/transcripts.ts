@@ -14,9 +14,8 @@ export class TranscriptsReporter implements Reporter {
   constructor(private readonly dir: string) {}
 
   onRunStart(ev: RunStartEvent): void {
-    this.writer = new TranscriptWriter(this.dir);
     // Episodes past the checkpoint run again (or come back from the journal with their calls).
-    this.writer.retain((t) => t.epoch <= ev.keptUpToEpoch);
+    this.writer = new TranscriptWriter(this.dir, (t) => t.epoch <= ev.keptUpToEpoch);
   }
 
   onRows(_rows: unknown, _traces: unknown, transcripts?: readonly Transcript[]): void {
