@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import type { Benchmark, TaskBase } from '../src/core/benchmark.js';
 import { LocalNgramEmbedder } from '../src/embed/local.js';
-import { CachedChatModel, OfflineChatModel, runCacheLayers } from '../src/llm/cache.js';
+import { CachedChatModel, closeCacheLayers, OfflineChatModel, runCacheLayers } from '../src/llm/cache.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { ZERO_USAGE } from '../src/llm/types.js';
 import { defaultMemoryParams } from '../src/memory/params.js';
@@ -116,27 +116,31 @@ export interface BenchRunOptions {
 export async function benchRun(o: BenchRunOptions): Promise<RunResult> {
   const layers = runCacheLayers({ runDir: o.runDir, replayFrom: o.replayFrom });
   const id = { provider: 'openai' as const, baseUrl: o.url, model: 'bench-model', defaultTemperature: 0.7 };
-  return runBenchmark({
-    benchmark: benchBenchmark(o.tasks),
-    method: 'memrl',
-    memoryParams: defaultMemoryParams({ method: 'memrl' }),
-    buildStrategy: 'proceduralization',
-    epochs: o.epochs,
-    batchSize: o.batchSize,
-    concurrency: o.concurrency,
-    seed: 1,
-    runValidation: false,
-    validateBeforeTraining: false,
-    createModel: () =>
-      new CachedChatModel(
-        o.replayFrom ? new OfflineChatModel('openai:bench-model', false) : new OpenAIChatModel({ apiKey: 'sk-bench', baseURL: o.url, model: 'bench-model', maxRetries: 0 }),
-        id,
-        layers,
-      ),
-    embedder: new LocalNgramEmbedder({}),
-    runDir: o.runDir,
-    resume: false,
-    manifest: {},
-    log: pino({ level: 'silent' }),
-  });
+  try {
+    return await runBenchmark({
+      benchmark: benchBenchmark(o.tasks),
+      method: 'memrl',
+      memoryParams: defaultMemoryParams({ method: 'memrl' }),
+      buildStrategy: 'proceduralization',
+      epochs: o.epochs,
+      batchSize: o.batchSize,
+      concurrency: o.concurrency,
+      seed: 1,
+      runValidation: false,
+      validateBeforeTraining: false,
+      createModel: () =>
+        new CachedChatModel(
+          o.replayFrom ? new OfflineChatModel('openai:bench-model', false) : new OpenAIChatModel({ apiKey: 'sk-bench', baseURL: o.url, model: 'bench-model', maxRetries: 0 }),
+          id,
+          layers,
+        ),
+      embedder: new LocalNgramEmbedder({}),
+      runDir: o.runDir,
+      resume: false,
+      manifest: {},
+      log: pino({ level: 'silent' }),
+    });
+  } finally {
+    closeCacheLayers(layers);
+  }
 }

@@ -112,7 +112,14 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
     const fatal = model.fatal ?? judge?.fatal;
     return { outcome, metered, replies, worker: opts.worker, ...(fatal ? { fatal: fatal.message } : {}) };
   };
-  return { openedAt, play, close: async () => benchmark.close?.() };
+  return {
+    openedAt,
+    play,
+    close: async () => {
+      shared?.close();
+      await benchmark.close?.();
+    },
+  };
 }
 
 /** Every call's usage, in the order made, for the run's ledger. */

@@ -22,7 +22,7 @@ import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
 import { asWorkOfRun } from '../env/container/labels.js';
 import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
-import { runCacheLayers } from '../llm/cache.js';
+import { closeCacheLayers, runCacheLayers } from '../llm/cache.js';
 import { UsageLedger } from '../llm/ledger.js';
 import { loadPriceTable, pricesForRun } from '../llm/prices.js';
 import { fileReporters, ProgressReporter } from '../runner/reporters/index.js';
@@ -277,6 +277,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     } finally {
       meter.flush();
       await episodes?.close();
+      closeCacheLayers(cacheLayers);
       await benchmark.close?.();
     }
   };

@@ -3,7 +3,6 @@
  * share many substrings get a high cosine; it needs no model and no network, and
  * the same text always gets the same vector on every machine.
  */
-import { hash32 } from '../util/rng.js';
 import type { Embedder } from './types.js';
 
 export interface LocalNgramOptions {
@@ -38,10 +37,25 @@ export class LocalNgramEmbedder implements Embedder {
     const v = new Float64Array(this.dim);
     // Pad with spaces so word starts and ends become n-grams of their own.
     const s = ` ${text.toLowerCase().replace(/\s+/g, ' ').trim()} `;
-    const chars = Array.from(s); // code points, so n-grams never split a surrogate pair
+    // N-grams are of code points (never splitting a surrogate pair), hashed as the
+    // UTF-16 text they span. Start offsets of the code points, plus the end:
+    const starts: number[] = [];
+    for (let i = 0; i < s.length; i++) {
+      starts.push(i);
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+    }
+    starts.push(s.length);
+    const points = starts.length - 1;
     for (const n of this.ns) {
-      for (let i = 0; i + n <= chars.length; i++) {
-        const h = hash32(chars.slice(i, i + n).join(''));
+      for (let i = 0; i + n <= points; i++) {
+        // hash32 of the n-gram's text, read in place (no substring per n-gram: this runs
+        // for every task key and every new memory, on the run's one thread).
+        let h = 0x811c9dc5;
+        for (let j = starts[i]!, end = starts[i + n]!; j < end; j++) h = Math.imul(h ^ s.charCodeAt(j), 0x01000193) >>> 0;
         // Low bits pick the bucket, the top bit the sign: collisions then cancel on average.
         v[h % this.dim]! += h >>> 31 ? -1 : 1;
       }

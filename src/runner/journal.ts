@@ -2,8 +2,10 @@
  * journal.jsonl: the write-ahead log of the epoch in progress, what makes a run crash
  * safe at task granularity.
  *
- * Each finished episode is appended (one write, then fdatasync) the moment it finishes,
- * with everything the batch barrier needs to commit it: its outcome row (transcript
+ * Each finished episode is written (one synchronous write, so a killed process keeps
+ * it) the moment it finishes, and put on disk (fdatasync) in the background; the batch
+ * barrier waits for the disk before it commits. Each entry holds everything the
+ * barrier needs to commit it: its outcome row (transcript
  * included), what the memory method learned from it (for the built-in methods: the
  * Q-update targets and the new memory's text), and its own token usage.
  * Each committed barrier appends its commit time. At an epoch checkpoint the journal is
@@ -49,9 +51,12 @@ export class Journal {
   private fd: number | null;
   private readonly episodes = new Map<string, JournalEpisode>();
   private readonly barriers = new Map<string, number>();
-  /** The flush running now, and the one that will follow it (shared by every append made meanwhile). */
+  /** The flush running now, and the one that will follow it (shared by every write made meanwhile). */
   private inFlight: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
+  /** The flush covering the last record(), and the first error a background flush met. */
+  private syncing: Promise<void> = Promise.resolve();
+  private syncFailed: unknown;
 
   /** Open for appending; entries failing `keep` (from epochs already checkpointed) are dropped from the file. */
   constructor(
@@ -86,18 +91,34 @@ export class Journal {
   }
 
   /**
-   * Durable once it resolves. The line goes out in one synchronous write (whole lines,
-   * in order); the flush to disk runs off the event loop so other episodes keep going,
-   * and appends made while a flush runs share the next one (group commit: 32 episodes
-   * finishing together cost two flushes, not 32 queued on the thread pool).
+   * Write an entry now and put it on disk in the background: from here on it survives a
+   * kill of the process, and once `synced()` resolves, a power loss too. An episode's
+   * slot goes on to its next task without waiting for the disk (with 32 slots the
+   * flush completions queued behind other replies, ~1 ms a task); the barrier waits
+   * once for all of them.
    */
-  async append(e: JournalEntry): Promise<void> {
+  record(e: JournalEntry): void {
+    this.write(e);
+    // The newest flush starts after this write, so it covers every earlier one too. Writes
+    // made while a flush runs share the next one (group commit: 32 episodes finishing
+    // together cost two flushes, not 32 queued on the thread pool).
+    this.syncing = this.flush().catch((err: unknown) => {
+      this.syncFailed ??= err;
+    });
+  }
+
+  /** Every entry written so far is on disk; rejects with the first error a background flush met. */
+  async synced(): Promise<void> {
+    await this.syncing;
+    if (this.syncFailed !== undefined) throw this.syncFailed;
+  }
+
+  private write(e: JournalEntry): void {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
     const bytes = Buffer.from(`${JSON.stringify(e)}\n`, 'utf8');
     let off = 0;
     while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
     this.remember(e);
-    await this.flush();
   }
 
   /** A flush that starts after this call: one running now may have begun before our write. */
@@ -122,7 +143,7 @@ export class Journal {
   /**
    * Drop these episodes, so a resume plays them again (a batch stopped because its
    * endpoint went away). The file is rewritten without them, atomically. Call it with
-   * no append in flight.
+   * no flush in flight (after synced()).
    */
   forget(phase: OutcomePhase, epoch: number, taskIndices: readonly number[]): void {
     if (this.fd === null) return;

@@ -424,7 +424,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       emit('onEpisode', rec.row);
       if (!aborted() && !(model.fatal ?? judge?.fatal ?? remoteFatal)) {
         const usage = (attemptUsage.get(key) as UsageLedger).snapshot();
-        await journal.append({ kind: 'episode', phase, epoch, taskIndex: it.index, taskId: it.task.id, row: rec.row, ...(rec.experience ? { result: rec.experience } : {}), usage });
+        journal.record({ kind: 'episode', phase, epoch, taskIndex: it.index, taskId: it.task.id, row: rec.row, ...(rec.experience ? { result: rec.experience } : {}), usage });
         crashPoint('journaled');
       }
       return rec;
@@ -486,6 +486,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
         return { row: withMethodCalls(makeRow(it, epoch, 'valid', r, o), retrievalCalls, []) };
       });
     });
+    await journal.synced();
     emit('onPhaseEnd');
     stopIfFatal('valid', epoch, valid);
     if (aborted()) return;
@@ -528,6 +529,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       // The last batch's rows are written while this batch's first calls are out.
       later.flushSoon();
       const records = await played;
+      // Nothing is committed before every episode it learns from is on disk.
+      await journal.synced();
       stopIfFatal('train', epoch, batch);
       if (aborted()) break; // not committed; its finished episodes wait in the journal
       // A replayed barrier keeps its first commit time, so memory timestamps match too.
@@ -546,7 +549,8 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
       }
       commitRows(records, qUpdates);
       crashPoint('barrier');
-      if (recordedAt === undefined) await journal.append({ kind: 'barrier', epoch, batch: b, at });
+      // On disk by the next batch's commit (its flushes cover this line) or the epoch's checkpoint.
+      if (recordedAt === undefined) journal.record({ kind: 'barrier', epoch, batch: b, at });
     }
     emit('onPhaseEnd');
     return !aborted();

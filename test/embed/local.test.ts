@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalNgramEmbedder } from '../../src/embed/local.js';
+import { hash32 } from '../../src/util/rng.js';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const norm = (a: Float32Array) => Math.sqrt(cos(a, a));
@@ -19,6 +20,26 @@ const PAIRS: [string, string][] = [
     'Add a new user called bob to the developers group and make his home directory permissions 700.',
   ],
 ];
+
+/**
+ * The embedder's definition, written the plain way: hash32 of every code-point n-gram of
+ * the padded, lower-cased text. Runs recorded before must keep their vectors (a resume
+ * compares retrievals), so the fast form has to agree with this bit for bit.
+ */
+function definition(text: string, dim = 512, ns = [3, 4, 5]): Float32Array {
+  const v = new Float64Array(dim);
+  const chars = Array.from(` ${text.toLowerCase().replace(/\s+/g, ' ').trim()} `);
+  for (const n of ns) {
+    for (let i = 0; i + n <= chars.length; i++) {
+      const h = hash32(chars.slice(i, i + n).join(''));
+      v[h % dim]! += h >>> 31 ? -1 : 1;
+    }
+  }
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  const out = new Float32Array(dim);
+  if (norm > 0) for (let i = 0; i < dim; i++) out[i] = v[i]! / norm;
+  return out;
+}
 
 describe('LocalNgramEmbedder', () => {
   const e = new LocalNgramEmbedder();
@@ -54,6 +75,21 @@ describe('LocalNgramEmbedder', () => {
         expect(unrelated).toBeLessThan(0.3);
         expect(similar - unrelated).toBeGreaterThan(0.3);
       }
+    }
+  });
+
+  it('gives exactly the vectors of its definition, for any text', async () => {
+    const texts = [
+      ...PAIRS.flat(),
+      'ab',
+      'Größe über 5 — naïve café',
+      'emoji 😀 in 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 text 🎉🎉',
+      'lone \ud800 high and \udc00 low surrogates, and a pair split at the end \ud83d',
+      'x'.repeat(3000),
+    ];
+    for (const [dim, ns] of [[512, [3, 4, 5]], [64, [1, 2]], [97, [6]]] as const) {
+      const fast = await new LocalNgramEmbedder({ dim, n: [...ns] }).embed(texts);
+      for (const [i, t] of texts.entries()) expect(Array.from(fast[i]!), t.slice(0, 40)).toEqual(Array.from(definition(t, dim, [...ns])));
     }
   });
 

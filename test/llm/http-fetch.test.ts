@@ -5,7 +5,7 @@
  * error; anything it does not handle goes to the built-in fetch.
  */
 import { describe, expect, it } from 'vitest';
-import { httpFetch } from '../../src/llm/http-fetch.js';
+import { bufferedResponse, httpFetch } from '../../src/llm/http-fetch.js';
 import { startOpenAIServer } from '../helpers/openai-server.js';
 
 describe('httpFetch', () => {
@@ -46,5 +46,31 @@ describe('httpFetch', () => {
     const refused = await httpFetch('http://127.0.0.1:9/v1/chat/completions', { method: 'POST', body: '{}' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TypeError);
     expect((refused as TypeError & { cause: { code: string } }).cause.code).toBe('ECONNREFUSED');
+  });
+
+  it('hands the reply over as a Response that reads like one built over the same bytes', async () => {
+    const bytes = Buffer.from('\ufeff{"choices":[{"message":{"content":"h\u00e9llo \ud83d\ude00"}}]}', 'utf8');
+    const init = { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json', 'x-request-id': 'r1' } };
+    const both = () => [bufferedResponse(bytes, init), new Response(bytes, init)] as const;
+    const read: ((r: Response) => Promise<unknown>)[] = [
+      (r) => r.json(),
+      (r) => r.text(),
+      async (r) => Buffer.from(await r.arrayBuffer()).toString('hex'),
+      async (r) => Buffer.from(await new Response(r.body).arrayBuffer()).toString('hex'),
+      (r) => r.clone().text(),
+      async (r) => (await r.blob()).size,
+    ];
+    for (const f of read) {
+      const [ours, builtin] = both();
+      expect(ours).toBeInstanceOf(Response);
+      expect([ours.status, ours.ok, ours.statusText, ours.headers.get('x-request-id')]).toEqual([builtin.status, builtin.ok, builtin.statusText, builtin.headers.get('x-request-id')]);
+      expect(await f(ours)).toEqual(await f(builtin));
+      expect(ours.bodyUsed).toBe(builtin.bodyUsed);
+      // Read again: the same text, or the same refusal (a body is read once; a clone leaves it unread).
+      const again = (r: Response) => r.text().then((t) => t, (e: unknown) => (e instanceof TypeError ? 'TypeError' : e));
+      expect(await again(ours)).toEqual(await again(builtin));
+    }
+    const empty = bufferedResponse(null, { status: 204 });
+    expect([empty.body, await empty.text()]).toEqual([null, '']);
   });
 });

@@ -1,4 +1,9 @@
-/** Journal.forget: a batch stopped because its endpoint went away is played again whole on resume. */
+/**
+ * The journal: an entry is in the file the moment it is recorded (a killed process keeps
+ * it); Journal.forget: a batch stopped because its endpoint went away is played again
+ * whole on resume.
+ */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal, type JournalEpisode } from '../../src/runner/journal.js';
@@ -16,19 +21,36 @@ const episode = (phase: 'train' | 'valid', epoch: number, taskIndex: number): Jo
   usage,
 });
 
-describe('Journal.forget', () => {
+describe('Journal', () => {
+  it('has each entry in its file as soon as it is recorded, before the flush to disk is awaited', async () => {
+    const path = join(tempDir('memrl-journal-'), 'journal.jsonl');
+    const j = new Journal(path, () => true);
+    j.record(episode('train', 1, 0));
+    j.record({ kind: 'barrier', epoch: 1, batch: 0, at: 7 });
+    // What a process started now (a resume after a kill) reads, with no await in between.
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string });
+    expect(lines.map((l) => l.kind)).toEqual(['episode', 'barrier']);
+    await j.synced();
+    j.close();
+    const again = new Journal(path, () => true);
+    expect([again.episode('train', 1, 0)?.taskId, again.barrierAt(1, 0)]).toEqual(['t0', 7]);
+    again.close();
+  });
+
   it('drops exactly the given episodes from memory and from the file, and appends go on after it', async () => {
     const path = join(tempDir('memrl-journal-'), 'journal.jsonl');
     const j = new Journal(path, () => true);
-    for (const i of [0, 1, 2, 3]) await j.append(episode('train', 2, i));
-    await j.append({ kind: 'barrier', epoch: 2, batch: 0, at: 1 });
-    for (const i of [4, 5]) await j.append(episode('train', 2, i));
-    await j.append(episode('valid', 2, 4));
+    for (const i of [0, 1, 2, 3]) j.record(episode('train', 2, i));
+    j.record({ kind: 'barrier', epoch: 2, batch: 0, at: 1 });
+    for (const i of [4, 5]) j.record(episode('train', 2, i));
+    j.record(episode('valid', 2, 4));
+    await j.synced();
 
     j.forget('train', 2, [4, 5, 6]);
     expect(j.episode('train', 2, 4)).toBeUndefined();
     expect(j.episode('valid', 2, 4)).toBeDefined();
-    await j.append(episode('train', 2, 6));
+    j.record(episode('train', 2, 6));
+    await j.synced();
     j.close();
 
     // What a resume reads back.

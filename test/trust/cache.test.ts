@@ -166,6 +166,20 @@ describe('CachedChatModel', () => {
     expect(third.get('b')).toBeDefined();
     expect(third.size).toBe(2);
   });
+
+  it('has each reply in its file as soon as it is stored, and stores on after being closed', () => {
+    const file = join(fresh(), 'sub', CACHE_FILE);
+    const entry = (k: string) => ({ k, kind: 'chat' as const, text: `reply ${k}` }) as unknown as Parameters<ResponseStore['put']>[0];
+    const store = new ResponseStore(file);
+    store.put(entry('a'));
+    // What a process started now reads (a resume after a kill), with the store still open.
+    expect(new ResponseStore(file).get('a')?.text).toBe('reply a');
+    store.close();
+    store.put(entry('b'));
+    store.close();
+    store.close();
+    expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { k: string }).k)).toEqual(['a', 'b']);
+  });
 });
 
 describe('DiskCachedEmbedder', () => {
