@@ -6,6 +6,7 @@
  * Prints numbers; asserts nothing.  npm run bench:throughput
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRun, benchTasks, startLoopback } from './bench-loopback.js';
