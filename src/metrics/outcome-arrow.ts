@@ -15,10 +15,10 @@ import {
   Struct,
   Table,
   Utf8,
-  makeBuilder,
   makeData,
   tableFromIPC,
   tableToIPC,
+  type Data,
   type DataType,
 } from 'apache-arrow';
 import { parseOutcomeRow, type OutcomeRow } from './outcome-row.js';
@@ -62,6 +62,7 @@ const COLUMNS: Column[] = [
 ];
 
 const INT32_MAX = 2 ** 31 - 1;
+const INT32_MIN = -(2 ** 31);
 
 /** Where rows came from, as columns of an export (so exports of many runs concatenate). */
 export interface RunColumns {
@@ -95,18 +96,62 @@ export function outcomesToArrowTable(rows: readonly OutcomeRow[], run?: RunColum
   const fields = columns.map((c) => new Field(c.name, c.type, c.nullable));
   const schema = new Schema(fields);
   const children = columns.map((c) => {
-    const builder = makeBuilder({ type: c.type, nullValues: [null, undefined] });
-    for (const row of rows) {
-      const v = (c.get as (r: OutcomeRow) => unknown)(row);
-      if (c.type instanceof Int32 && typeof v === 'number' && v > INT32_MAX) {
-        throw new Error(`outcomes.arrow: ${c.name}=${v} of task ${row.taskId} does not fit Int32`);
-      }
-      builder.append(v);
+    const values = rows.map((row) => (c.get as (r: OutcomeRow) => unknown)(row));
+    if (c.type instanceof Int32) {
+      const i = values.findIndex((v) => typeof v === 'number' && (v > INT32_MAX || v < INT32_MIN));
+      if (i >= 0) throw new Error(`outcomes.arrow: ${c.name}=${String(values[i])} of task ${rows[i]!.taskId} does not fit Int32`);
     }
-    return builder.finish().flush();
+    return columnData(c.type, values);
   });
   const data = makeData({ type: new Struct(fields), length: rows.length, nullCount: 0, children });
   return new Table(schema, new RecordBatch(schema, data));
+}
+
+/**
+ * A column's Arrow data, laid out directly: values, validity bitmap, offsets. With
+ * Arrow's generic builders, writing 1024 rows the first time in a process (at the end of
+ * every run) took 56–78 ms; this way 23–28 ms, most of it the file's encoding and fsync.
+ */
+function columnData(type: DataType, values: readonly unknown[]): Data {
+  const n = values.length;
+  // Bit i set when row i has a value (Arrow's validity bitmap, least significant bit first).
+  const bitmap = new Uint8Array((n + 7) >> 3);
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    if (values[i] === null || values[i] === undefined) nullCount++;
+    else bitmap[i >> 3]! |= 1 << (i & 7);
+  }
+  const validity = nullCount > 0 ? { nullCount, nullBitmap: bitmap } : { nullCount: 0 };
+  if (type instanceof Int32) return makeData({ type, length: n, ...validity, data: Int32Array.from(values, (v) => (v as number | null) ?? 0) });
+  if (type instanceof Float64) return makeData({ type, length: n, ...validity, data: Float64Array.from(values, (v) => (v as number | null) ?? 0) });
+  if (type instanceof Bool) {
+    const bits = new Uint8Array((n + 7) >> 3);
+    for (let i = 0; i < n; i++) if (values[i] === true) bits[i >> 3]! |= 1 << (i & 7);
+    return makeData({ type, length: n, ...validity, data: bits });
+  }
+  const valueOffsets = new Int32Array(n + 1);
+  if (type instanceof Utf8) {
+    const texts = values.map((v) => (v === null || v === undefined ? '' : String(v)));
+    let bytes = 0;
+    for (let i = 0; i < n; i++) {
+      valueOffsets[i] = bytes;
+      bytes += Buffer.byteLength(texts[i]!, 'utf8');
+    }
+    valueOffsets[n] = bytes;
+    const data = Buffer.allocUnsafe(bytes);
+    for (let i = 0; i < n; i++) data.write(texts[i]!, valueOffsets[i]!, 'utf8');
+    return makeData({ type, length: n, ...validity, valueOffsets, data });
+  }
+  if (type instanceof List) {
+    const items: unknown[] = [];
+    for (let i = 0; i < n; i++) {
+      valueOffsets[i] = items.length;
+      for (const x of (values[i] as readonly unknown[] | null | undefined) ?? []) items.push(x);
+    }
+    valueOffsets[n] = items.length;
+    return makeData({ type, length: n, ...validity, valueOffsets, child: columnData(type.valueType, items) });
+  }
+  throw new Error(`outcomes.arrow: no encoder for column type ${String(type)}`);
 }
 
 /** Write rows as an Arrow IPC file (atomically: temp name, fsync, rename). */

@@ -5,6 +5,8 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readOutcomesArrow, writeOutcomesArrow } from '../../src/metrics/outcome-arrow.js';
 import { row } from './helpers.js';
+import { readWithPyarrow, requirePyarrow } from '../helpers/pyarrow-reader.js';
+import { IN_CI } from '../helpers/require-engine.js';
 
 describe('outcomes.arrow', () => {
   let dir: string;
@@ -60,6 +62,38 @@ describe('outcomes.arrow', () => {
     expect(table.getChild('retrievedQ')!.get(1)).toBeNull();
     expect(table.getChild('error')!.get(0)).toBeNull();
     expect(JSON.parse(table.getChild('extra')!.get(0) as string)).toEqual({ judge: 'yes', n: [1, 2] });
+  });
+
+  const pyarrow = requirePyarrow();
+  it.skipIf(!pyarrow.ok && !IN_CI)('is read by pyarrow with the same values, nulls and lists, over many rows', () => {
+    if (!pyarrow.ok) throw new Error(pyarrow.reason);
+    // Enough rows for multi-byte validity bitmaps, with nulls and empty lists scattered.
+    const many = Array.from({ length: 77 }, (_, i) =>
+      row({
+        taskId: `t/${i} — ü ${'x'.repeat(i % 5)}`,
+        taskIndex: i,
+        epoch: 1 + (i % 3),
+        status: i % 4 === 0 ? 'pass' : 'fail',
+        reward: i % 4 === 0 ? 1 : 0,
+        retrievedIds: Array.from({ length: i % 4 }, (_, k) => `m${i}-${k}`),
+        ...(i % 3 ? { retrievedQ: Array.from({ length: i % 4 }, (_, k) => k / 4 - 0.5) } : {}),
+        ...(i % 5 === 0 ? { error: `failure ${i}` } : {}),
+        ...(i % 2 ? { explored: i % 3 === 0 } : {}),
+        ...(i % 7 === 0 ? { latencyMs: i * 1.5 } : {}),
+        extra: i % 6 ? { i } : undefined,
+      }),
+    );
+    const path = join(dir, 'many.arrow');
+    writeOutcomesArrow(path, [...rows, ...many]);
+    const read = readWithPyarrow(path);
+    expect(read.types).toMatchObject({ taskId: 'string', epoch: 'int32', success: 'bool', reward: 'double', retrievedIds: 'list<item: string not null>', retrievedQ: 'list<item: double not null>?', error: 'string?', explored: 'bool?' });
+    expect(read.rows).toHaveLength(rows.length + many.length);
+    for (const [i, r] of [...rows, ...many].entries()) {
+      const got = read.rows[i]!;
+      expect([got.taskId, got.taskIndex, got.epoch, got.status, got.success, got.reward]).toEqual([r.taskId, r.taskIndex, r.epoch, r.status, r.success, r.reward]);
+      expect([got.retrievedIds, got.retrievedQ, got.error, got.explored, got.latencyMs]).toEqual([r.retrievedIds, r.retrievedQ ?? null, r.error ?? null, r.explored ?? null, r.latencyMs ?? null]);
+      expect(got.extra === null ? undefined : JSON.parse(got.extra as string)).toEqual(r.extra);
+    }
   });
 
   it('round-trips rows exactly through readOutcomesArrow', () => {
