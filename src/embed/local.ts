@@ -3,6 +3,7 @@
  * share many substrings get a high cosine; it needs no model and no network, and
  * the same text always gets the same vector on every machine.
  */
+import { hash32 } from '../util/rng.js';
 import type { Embedder } from './types.js';
 
 export interface LocalNgramOptions {
@@ -52,10 +53,9 @@ export class LocalNgramEmbedder implements Embedder {
     const points = starts.length - 1;
     for (const n of this.ns) {
       for (let i = 0; i + n <= points; i++) {
-        // hash32 of the n-gram's text, read in place (no substring per n-gram: this runs
-        // for every task key and every new memory, on the run's one thread).
-        let h = 0x811c9dc5;
-        for (let j = starts[i]!, end = starts[i + n]!; j < end; j++) h = Math.imul(h ^ s.charCodeAt(j), 0x01000193) >>> 0;
+        // Read in place, no substring per n-gram: this runs for every task key and every
+        // new memory, on the run's one thread.
+        const h = hash32(s, starts[i]!, starts[i + n]!);
         // Low bits pick the bucket, the top bit the sign: collisions then cancel on average.
         v[h % this.dim]! += h >>> 31 ? -1 : 1;
       }

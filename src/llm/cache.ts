@@ -20,9 +20,10 @@
  * run with --cache) finds exactly the replies the first one got.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../util/errors.js';
+import { writeAllSync } from '../util/fs.js';
 import { FileLock } from '../util/lock.js';
 import { ProviderError } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
@@ -105,12 +106,12 @@ export class ResponseStore {
     if (this.opts.shared) {
       const lock = FileLock.acquireWaiting(`${this.file}.lock`, 'memrl reply cache', `reply cache ${this.file}`, 10_000);
       try {
-        writeAll(this.fd, line);
+        writeAllSync(this.fd, line);
       } finally {
         lock.release();
       }
     } else {
-      writeAll(this.fd, line);
+      writeAllSync(this.fd, line);
     }
     this.tornTail = false;
   }
@@ -125,11 +126,6 @@ export class ResponseStore {
   get size(): number {
     return this.entries.size;
   }
-}
-
-function writeAll(fd: number, bytes: Buffer): void {
-  let off = 0;
-  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
 /** Where replies are written: a ResponseStore, or a worker's list of what its episode got. */

@@ -8,6 +8,7 @@
  */
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { parseOutcomeRow, type OutcomeRow } from './outcome-row.js';
+import { writeAllSync } from '../util/fs.js';
 
 export interface TruncatedTail {
   /** 1-based line number of the partial line. */
@@ -114,9 +115,7 @@ export class OutcomeLog {
   append(row: OutcomeRow): OutcomeRow {
     if (this.fd === null) throw new Error(`OutcomeLog: ${this.path} is closed`);
     const valid = parseOutcomeRow(row, `OutcomeLog(${this.path})`);
-    const bytes = Buffer.from(JSON.stringify(valid) + '\n', 'utf8');
-    let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    writeAllSync(this.fd, Buffer.from(JSON.stringify(valid) + '\n', 'utf8'));
     if (this.syncEachRow) fdatasyncSync(this.fd);
     return valid;
   }

@@ -14,13 +14,13 @@
  *
  * Only the last line can be torn (a kill mid-write); opening drops it.
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import type { Experience } from '../core/method.js';
 import type { OutcomePhase, OutcomeRow } from '../core/outcome.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
-import { fsyncDir, writeFileAtomic } from '../util/fs.js';
+import { fsyncDir, writeAllSync, writeFileAtomic } from '../util/fs.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 
@@ -63,18 +63,8 @@ export class Journal {
     readonly path: string,
     keep: (e: JournalEntry) => boolean,
   ) {
-    const kept: string[] = [];
-    if (existsSync(path)) {
-      for (const line of readFileSync(path, 'utf8').split('\n')) {
-        const e = parse(line);
-        if (e && keep(e)) {
-          this.remember(e);
-          kept.push(line);
-        }
-      }
-      // Rewrite so no stale entry or torn tail stays in front of new appends.
-      writeFileAtomic(path, kept.map((l) => `${l}\n`).join(''));
-    }
+    // Rewritten so no stale entry or torn tail stays in front of new entries.
+    if (existsSync(path)) for (const e of this.rewriteKeeping(keep)) this.remember(e);
     this.fd = openSync(path, 'a');
   }
 
@@ -115,9 +105,7 @@ export class Journal {
 
   private write(e: JournalEntry): void {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
-    const bytes = Buffer.from(`${JSON.stringify(e)}\n`, 'utf8');
-    let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    writeAllSync(this.fd, Buffer.from(`${JSON.stringify(e)}\n`, 'utf8'));
     this.remember(e);
   }
 
@@ -151,14 +139,23 @@ export class Journal {
     if (drop.size === 0) return;
     for (const k of drop) this.episodes.delete(k);
     closeSync(this.fd);
-    const kept = readFileSync(this.path, 'utf8')
-      .split('\n')
-      .filter((line) => {
-        const e = parse(line);
-        return e !== undefined && !(e.kind === 'episode' && drop.has(episodeKey(e.phase, e.epoch, e.taskIndex)));
-      });
-    writeFileAtomic(this.path, kept.map((l) => `${l}\n`).join(''));
+    this.rewriteKeeping((e) => !(e.kind === 'episode' && drop.has(episodeKey(e.phase, e.epoch, e.taskIndex))));
     this.fd = openSync(this.path, 'a');
+  }
+
+  /** Rewrite the file (atomically) with the entries `keep` accepts; a torn line goes. Returns them. */
+  private rewriteKeeping(keep: (e: JournalEntry) => boolean): JournalEntry[] {
+    const kept: JournalEntry[] = [];
+    const lines: string[] = [];
+    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
+      const e = parse(line);
+      if (e && keep(e)) {
+        kept.push(e);
+        lines.push(`${line}\n`);
+      }
+    }
+    writeFileAtomic(this.path, lines.join(''));
+    return kept;
   }
 
   /** Empty it (after an epoch checkpoint: everything here is in the checkpoint now). */

@@ -18,10 +18,10 @@ function splitmix32(seed: number): () => number {
   };
 }
 
-/** FNV-1a over a string: turns names and ids into 32-bit seeds. */
-export function hash32(text: string): number {
+/** FNV-1a over a string (or its UTF-16 units start..end, with no substring made): turns names and ids into 32-bit seeds. */
+export function hash32(text: string, start = 0, end = text.length): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }

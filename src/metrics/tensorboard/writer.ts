@@ -4,11 +4,12 @@
  * Every record goes to the file with a synchronous write as soon as it is logged, so a
  * crash loses nothing already written; flush() additionally asks the OS to put it on disk.
  */
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import { encodeEvent, type HistogramValue } from './event-proto.js';
 import { frameRecord } from './tfrecord.js';
+import { writeAllSync } from '../../util/fs.js';
 
 export const FILE_VERSION = 'brain.Event:2';
 
@@ -66,9 +67,7 @@ export class TensorBoardWriter {
 
   private write(event: Uint8Array): void {
     if (this.fd === null) throw new Error(`TensorBoardWriter: ${this.path} is closed`);
-    const record = frameRecord(event);
-    let off = 0;
-    while (off < record.length) off += writeSync(this.fd, record, off, record.length - off);
+    writeAllSync(this.fd, frameRecord(event));
   }
 }
 
