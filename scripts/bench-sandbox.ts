@@ -61,7 +61,7 @@ async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }
     const tests = report.results.reduce((sum, r) => sum + r.durationMs, 0);
     console.log(
       `fork servers: ${s.started} started (${(s.startMs / 1000).toFixed(1)} s to start and warm up), ${s.served} runs served, ${s.missed} played in fresh sandboxes; ` +
-        `tests ${(tests / 1000).toFixed(1)} s, ${s.templates} templates made in ${(s.prepareMs / 1000).toFixed(1)} s, clean-up ${(s.restoreMs / 1000).toFixed(1)} s (summed over the ${concurrency} slots)`,
+        `tests ${(tests / 1000).toFixed(1)} s, ${s.templates} templates made in ${(s.prepareMs / 1000).toFixed(1)} s (holding up to ${s.templateMbPeak} MB in one server), clean-up ${(s.restoreMs / 1000).toFixed(1)} s (summed over the ${concurrency} slots)`,
     );
   }
   return {

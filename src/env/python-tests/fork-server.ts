@@ -66,6 +66,7 @@ interface RunReply {
   prepare_ms: number;
   templates_made: number;
   restore_ms: number;
+  templates_kb: number;
 }
 
 /** A reply, or why there is none: the server was already unusable, the run was aborted, the backstop passed, or it broke down under the run. */
@@ -201,6 +202,7 @@ export class ForkServer {
     this.stats.prepareMs += r.prepare_ms ?? 0;
     this.stats.templates += r.templates_made ?? 0;
     this.stats.restoreMs += r.restore_ms ?? 0;
+    this.stats.templateMbPeak = Math.max(this.stats.templateMbPeak, Math.round((r.templates_kb ?? 0) / 1024));
     if (!r.clean) this.retire(`its sandbox could not be restored: ${r.note ?? 'unknown'}`);
     if (this.runs >= FORK_SERVER.runsPerServer) this.retire('served its runs');
     return {
@@ -334,7 +336,9 @@ export class ForkServers {
   /** The pools' stats, added up. */
   stats(): ForkServerStats {
     const total = emptyStats();
-    for (const p of this.pools.values()) for (const k of Object.keys(total) as (keyof ForkServerStats)[]) total[k] += p.stats[k];
+    for (const p of this.pools.values()) {
+      for (const k of Object.keys(total) as (keyof ForkServerStats)[]) total[k] = k === 'templateMbPeak' ? Math.max(total[k], p.stats[k]) : total[k] + p.stats[k];
+    }
     return total;
   }
 
@@ -353,8 +357,10 @@ export interface ForkServerStats {
   templates: number;
   prepareMs: number;
   restoreMs: number;
+  /** The most memory one server's templates held at once (MB, shared pages in proportion). */
+  templateMbPeak: number;
 }
 
 function emptyStats(): ForkServerStats {
-  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0 };
+  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0, templateMbPeak: 0 };
 }

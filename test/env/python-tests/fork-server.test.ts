@@ -162,6 +162,41 @@ describe.skipIf(env.skip)('the fork server', () => {
     expect(differ).toEqual([]);
     expect(warm.forkServerStats().missed).toBe(0);
   });
+
+  it('a test finds the libraries loaded that its own imports load in a fresh interpreter, and no others', async () => {
+    // Lists that share packages, so the server makes templates on the way (pandas, then
+    // sklearn, …) and forks later lists from them: none may leave a module behind that a
+    // fresh interpreter running the same task would not have loaded.
+    const probe = taskWith(
+      [
+        '    def test_modules(self):',
+        '        import hashlib, sys',
+        '        third = sorted(m for m in sys.modules if m.split(".")[0] not in sys.stdlib_module_names)',
+        '        self.fail("%d %s" % (len(third), hashlib.sha256(" ".join(third).encode()).hexdigest()[:16]))',
+      ].join('\n'),
+    );
+    const lists = [
+      ['pandas', 'sklearn.preprocessing'],
+      ['pandas', 'sklearn.cluster'],
+      ['sklearn.decomposition'],
+      ['pandas', 'scipy.stats'],
+      ['pandas'],
+      ['scipy.stats', 'sklearn.preprocessing'],
+      ['sklearn'],
+    ];
+    const before = warm.forkServerStats();
+    const differ: string[] = [];
+    for (const modules of lists) {
+      const task = { ...probe, code_prompt: modules.map((m) => `import ${m}\n`).join('') };
+      const code = `${task.code_prompt}def task_func():\n    return 1\n`;
+      const [a, b] = await Promise.all([fast.evaluate(task, code), plain.evaluate(task, code)]);
+      expect(b.firstError).toMatch(/^test_modules: AssertionError: \d+ [0-9a-f]{16}$/);
+      if (a.firstError !== b.firstError) differ.push(`${modules.join(', ')}: ${a.firstError} / ${b.firstError}`);
+    }
+    expect(differ).toEqual([]);
+    // One server ran them all, through the templates the earlier lists left.
+    expect(warm.forkServerStats().started).toBe(before.started);
+  });
 });
 
 describe.skipIf(engineReq.skip)('the fork server in a container', () => {

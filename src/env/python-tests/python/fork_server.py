@@ -18,7 +18,7 @@ fd 1 is pointed at stderr, so library chatter cannot corrupt the replies):
    "preload": [module], "limits": {name: int}, "timeout": float,
    "result_bytes": int, "output_bytes": int, "merge_output": bool}
       -> {"result", "stderr", "exit_code", "timed_out", "duration_ms", "clean", "note",
-          "prepare_ms", "templates_made", "restore_ms"}
+          "prepare_ms", "templates_made", "restore_ms", "templates_kb"}
 
 `preload` names modules the program will import (the task's own imports): they
 are imported once in a template process forked from this one and kept for later
@@ -51,7 +51,10 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_DUMPABLE = 4
 MAX_FD = 65536
 # Templates kept per server (each holds its own imported libraries in memory).
-MAX_TEMPLATES = 10
+MAX_TEMPLATES = 16
+# Memory the templates may add up to together (kB): a container's server
+# gets 1 GiB on top of a test's memory limit (FORK_SERVER.containerExtraMb), for itself too.
+TEMPLATE_MEMORY_KB = 768 << 10
 # How long a template may take to hand over a child before it is given up.
 TEMPLATE_REPLY_SEC = 10.0
 # After the test ended and the rest was killed: how long its pipes may take to close.
@@ -242,7 +245,7 @@ def _template_main(modules, sock):
         except BaseException:
             failed.append(name)
     _find_rngs()
-    sock.send(json.dumps({"failed": failed, "pid": os.getpid()}).encode())
+    sock.send(json.dumps({"failed": failed, "pid": os.getpid(), "kb": _private_kb()}).encode())
     if failed:
         os._exit(0)  # PID 1 makes a template without them: a failed import leaves half-imported state
     while True:
@@ -283,6 +286,29 @@ def _template_main(modules, sock):
         sock.send(pid or b"0")
 
 
+def _private_kb():
+    """Memory this process holds alone (its own pages, not those it shares with the
+    process it was forked from), in kB; 0 if unreadable."""
+    total = 0
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    total += int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return total
+
+
+def _with_packages(modules):
+    """The modules and the packages above them (a.b.c: a, a.b, a.b.c), sorted."""
+    out = set()
+    for name in modules:
+        parts = name.split(".")
+        out.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return tuple(sorted(m for m in out if m not in sys.modules))
+
+
 class Template:
     """A process that holds `modules` imported, forked from PID 1 or from `parent`."""
 
@@ -313,6 +339,8 @@ class Template:
         reply = json.loads(reply)
         self.pid = reply["pid"]
         self.failed = reply["failed"]
+        # What its imports added to the memory of the template it was forked from.
+        self.kb = reply["kb"]
         # A pidfd, not the pid: a pid can be reused by a test's process once the template is gone.
         self.pidfd = os.pidfd_open(self.pid)
         self.sock.settimeout(TEMPLATE_REPLY_SEC)
@@ -336,8 +364,9 @@ class Template:
 
 class Server:
     def __init__(self):
-        self.templates = {}  # preload tuple -> Template, least recently used first
+        self.templates = {}  # its modules (sorted tuple) -> Template, least recently used first
         self.without = {}  # preload tuple -> the modules that failed to import in its template
+        self.lists = {}  # module -> the preload tuples that need it
         self.statuses = {}  # reaped pid -> wait status
         self.made = 0  # templates made for the current run
         self.wake_r, self.wake_w = os.pipe()
@@ -464,20 +493,19 @@ class Server:
         """The template for a preload list (made if need be, from the closest one), or None."""
         stdlib = sys.stdlib_module_names
         key = tuple(sorted({m for m in preload if m.split(".")[0] not in stdlib and m not in sys.modules}))
-        template = self.templates.pop(key, None)
-        if template is not None and template.alive():
-            self.templates[key] = template  # most recently used last
-            return template
-        if template is not None:
-            template.stop()
-        wanted = tuple(m for m in key if m not in self.without.get(key, ()))
+        # Importing a.b imports package a first: a template holding a serves a.b's list too.
+        wanted = _with_packages(m for m in key if m not in self.without.get(key, ()))
+        for module in wanted:
+            self.lists.setdefault(module, set()).add(key)
         while wanted:
+            template = self.kept(wanted)
+            if template is not None:
+                return template
             self.drop_dead()
-            while len(self.templates) >= MAX_TEMPLATES:
-                self.templates.pop(next(iter(self.templates))).stop()
             # Forked from the template holding the most of these modules, it imports only the rest.
             parents = [t for t in self.templates.values() if set(t.modules) <= set(wanted)]
-            parent = max(parents, key=lambda t: len(t.modules), default=None)
+            parent = self.steps_toward(wanted, max(parents, key=lambda t: len(t.modules), default=None))
+            self.make_room(parent)
             try:
                 self.made += 1
                 template = Template(wanted, parent)
@@ -486,13 +514,63 @@ class Server:
                 self.without[key] = key
                 return None
             if not template.failed:
-                self.templates[key] = template
+                self.templates[wanted] = template
                 return template
             # Again without what failed: a failed import can leave half-imported modules behind.
             template.stop()
             self.without[key] = tuple(set(self.without.get(key, ())) | set(template.failed))
             wanted = tuple(m for m in wanted if m not in template.failed)
         return None
+
+    def kept(self, modules):
+        """The live template holding exactly these modules, now the most recently used, or None."""
+        template = self.templates.pop(modules, None)
+        if template is not None and template.alive():
+            self.templates[modules] = template
+            return template
+        if template is not None:
+            template.stop()
+        return None
+
+    def make_room(self, keep):
+        """Room for one more template: the least recently used go (never `keep`) while
+        there are MAX_TEMPLATES, or while they hold more than TEMPLATE_MEMORY_KB."""
+        others = [k for k, t in self.templates.items() if t is not keep]
+        while others and (len(self.templates) >= MAX_TEMPLATES or self.memory_kb() > TEMPLATE_MEMORY_KB):
+            self.templates.pop(others.pop(0)).stop()
+
+    def memory_kb(self):
+        return sum(t.kb for t in self.templates.values())
+
+    def steps_toward(self, wanted, parent):
+        """The template to fork `wanted`'s from: `parent`, or templates made on the way
+        from it, each adding the module most other lists name too, so that they fork
+        from it instead of importing it again."""
+        have = set(parent.modules) if parent else set()
+        rest = [m for m in wanted if m not in have]
+        while len(rest) > 1:
+            shared = max(rest, key=lambda m: len(self.lists[m]))
+            if len(self.lists[shared]) < 2:
+                break
+            have.add(shared)
+            rest.remove(shared)
+            step = tuple(sorted(have))
+            found = self.kept(step)
+            if found is not None:
+                parent = found
+                continue
+            self.make_room(parent)
+            try:
+                self.made += 1
+                template = Template(step, parent)
+            except (OSError, ValueError):
+                break
+            if template.failed:
+                template.stop()
+                break
+            self.templates[step] = template
+            parent = template
+        return parent
 
     def run(self, req):
         began = time.monotonic()
@@ -612,6 +690,7 @@ class Server:
             "prepare_ms": prepare_ms,
             "templates_made": self.made,
             "restore_ms": int((time.monotonic() - ended) * 1000),
+            "templates_kb": self.memory_kb(),
         }
 
     def drop_dead(self):
