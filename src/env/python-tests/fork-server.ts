@@ -357,7 +357,7 @@ export interface ForkServerStats {
   templates: number;
   prepareMs: number;
   restoreMs: number;
-  /** The most memory one server's templates held at once (MB, shared pages in proportion). */
+  /** The most memory one server's templates held at once (MB: what each one's imports added, measured in it after them). */
   templateMbPeak: number;
 }
 
