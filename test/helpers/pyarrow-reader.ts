@@ -1,23 +1,15 @@
 /**
  * pyarrow, the reader most users open outcomes.arrow with (pandas and polars go through
- * it or its format code), installed once into a temporary --target from this machine's
- * pip mirror (test-only; memrl never needs it). Outside CI a failed install skips;
- * under CI=true it fails.
+ * it or its format code); see pip-target.ts.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pipTargetEnv, requirePipTarget, type PipTarget } from './pip-target.js';
 
-const TARGET = join(tmpdir(), 'memrl-test-pyarrow');
+const FOLDER = 'memrl-test-pyarrow';
 
-export function requirePyarrow(): { ok: boolean; reason: string } {
-  const probe = (): boolean => spawnSync('python3', ['-c', 'import pyarrow.ipc'], { env: { ...process.env, PYTHONPATH: TARGET }, stdio: 'ignore' }).status === 0;
-  if (existsSync(TARGET) && probe()) return { ok: true, reason: '' };
+export function requirePyarrow(): PipTarget {
   // --no-deps: reading an IPC file into Python values needs pyarrow alone (numpy is optional).
-  const r = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--no-deps', '--target', TARGET, 'pyarrow'], { encoding: 'utf8', timeout: 240_000 });
-  if (r.status === 0 && probe()) return { ok: true, reason: '' };
-  return { ok: false, reason: `could not install pyarrow into ${TARGET} with pip: ${(r.stderr || r.error?.message || '').trim().split('\n').at(-1)}` };
+  return requirePipTarget(FOLDER, 'pyarrow.ipc', ['pyarrow']);
 }
 
 const READ = `
@@ -29,5 +21,5 @@ print(json.dumps({'types': {f.name: str(f.type) + ('?' if f.nullable else '') fo
 
 /** The file's column types (nullable ones marked `?`) and its rows, as pyarrow reads them. */
 export function readWithPyarrow(path: string): { types: Record<string, string>; rows: Record<string, unknown>[] } {
-  return JSON.parse(execFileSync('python3', ['-c', READ, path], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: TARGET }, maxBuffer: 64 << 20 })) as { types: Record<string, string>; rows: Record<string, unknown>[] };
+  return JSON.parse(execFileSync('python3', ['-c', READ, path], { encoding: 'utf8', env: pipTargetEnv(FOLDER), maxBuffer: 64 << 20 })) as { types: Record<string, string>; rows: Record<string, unknown>[] };
 }

@@ -333,11 +333,12 @@ export class ForkServers {
     return enabled && unavailable ? { unavailable } : enabled;
   }
 
-  /** The pools' stats, added up. */
+  /** The pools' stats, added up (the template memory: the largest). */
   stats(): ForkServerStats {
     const total = emptyStats();
     for (const p of this.pools.values()) {
-      for (const k of Object.keys(total) as (keyof ForkServerStats)[]) total[k] = k === 'templateMbPeak' ? Math.max(total[k], p.stats[k]) : total[k] + p.stats[k];
+      for (const k of Object.keys(total) as (keyof ForkServerStats)[]) if (k !== 'templateMbPeak') total[k] += p.stats[k];
+      total.templateMbPeak = Math.max(total.templateMbPeak, p.stats.templateMbPeak);
     }
     return total;
   }

@@ -505,10 +505,8 @@ class Server:
             # Forked from the template holding the most of these modules, it imports only the rest.
             parents = [t for t in self.templates.values() if set(t.modules) <= set(wanted)]
             parent = self.steps_toward(wanted, max(parents, key=lambda t: len(t.modules), default=None))
-            self.make_room(parent)
             try:
-                self.made += 1
-                template = Template(wanted, parent)
+                template = self.new_template(wanted, parent)
             except (OSError, ValueError):
                 # It crashed importing them: runs with this list import them themselves.
                 self.without[key] = key
@@ -531,6 +529,12 @@ class Server:
         if template is not None:
             template.stop()
         return None
+
+    def new_template(self, modules, parent):
+        """A template for `modules` forked from `parent` (None: from us), room made for it first."""
+        self.make_room(parent)
+        self.made += 1
+        return Template(modules, parent)
 
     def make_room(self, keep):
         """Room for one more template: the least recently used go (never `keep`) while
@@ -559,10 +563,8 @@ class Server:
             if found is not None:
                 parent = found
                 continue
-            self.make_room(parent)
             try:
-                self.made += 1
-                template = Template(step, parent)
+                template = self.new_template(step, parent)
             except (OSError, ValueError):
                 break
             if template.failed:
