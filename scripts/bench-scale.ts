@@ -8,6 +8,8 @@
  *
  * The arithmetic example plug-in (one agent call per episode), method memrl, 1 epoch,
  * three batches of 16 rounds of the workers' slots (9.6 s of ideal time per setting).
+ * A second table says where each run's wall time went, from the jobs' own timestamps in
+ * Redis and the commit times of the run's memories.
  * Prints numbers; asserts nothing.  npm run bench:scale  (needs bash scripts/setup.sh redis)
  * BENCH_SCALE_WORKERS=4 npm run bench:scale measures one setting only.
  */
@@ -15,6 +17,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { runJobPrefix } from '../src/sweep/episode-queue.js';
+import { QUEUE_PREFIX, queueName } from '../src/sweep/queue.js';
 import { freePort } from '../src/util/free-port.js';
 import { startLoopback } from './bench-loopback.js';
 
@@ -43,18 +48,72 @@ async function startWorkers(url: string, n: number, cwd: string): Promise<ChildP
   return out;
 }
 
-/** Seconds from the run's banner (tasks loaded, run folder made) to its exit. */
-function timedRun(args: string[], cwd: string): Promise<number> {
+/** When (epoch ms) the run printed its banner (tasks loaded, run folder made) and when it exited. */
+function timedRun(args: string[], cwd: string): Promise<{ banner: number; exit: number }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, OPENAI_API_KEY: 'sk-bench' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    let t0 = 0;
+    let banner = 0;
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
-      if (!t0 && stderr.includes('run folder:')) t0 = performance.now();
+      if (!banner && stderr.includes('run folder:')) banner = Date.now();
     });
-    child.on('close', (code) => (code === 0 ? done((performance.now() - t0) / 1000) : fail(new Error(`memrl run exited ${code}: ${stderr.slice(-2000)}`))));
+    child.on('close', (code) => (code === 0 ? done({ banner, exit: Date.now() }) : fail(new Error(`memrl run exited ${code}: ${stderr.slice(-2000)}`))));
   });
+}
+
+/** Seconds of a run's wall time, by what it was waiting for. */
+interface Breakdown {
+  /** Banner to the first episode started on a worker (opening the run, the first retrieval and jobs). */
+  startUp: number;
+  /** First episode started to last episode finished, in each batch. */
+  episodes: number[];
+  /** Last episode of a batch finished to the batch's commit: the last memory writes, then the commit. */
+  writes: number;
+  /** A commit to the next batch's first episode started: retrieval, queuing, a worker taking the job. */
+  barriers: number;
+  /** The last commit to the run's exit: its last files. */
+  end: number;
+}
+
+/**
+ * Where a run's wall time went. Episode start and finish times are the jobs' own
+ * (processedOn and finishedOn, set by the workers); a batch's commit time is its
+ * memories' createdAt. All clocks are this machine's.
+ */
+async function breakdown(url: string, runDir: string, batchSize: number, times: { banner: number; exit: number }): Promise<Breakdown> {
+  const redis = new Redis(url);
+  try {
+    const pattern = `${QUEUE_PREFIX}:${queueName([], 'episodes')}:${runJobPrefix(runDir)}-train-*`;
+    // A job's own hash, not its lock or logs (job ids hold no colon).
+    const keys = (await redis.keys(pattern)).filter((k) => !k.slice(pattern.length - 1).includes(':'));
+    const stamps = await Promise.all(keys.map((k) => redis.hmget(k, 'processedOn', 'finishedOn')));
+    const batches = new Map<number, { start: number; finish: number }>();
+    keys.forEach((k, i) => {
+      const b = Number(/-b(\d+)-t\d+-/.exec(k)?.[1]);
+      const [start, finish] = (stamps[i] ?? []).map(Number) as [number, number];
+      const seen = batches.get(b);
+      batches.set(b, { start: Math.min(seen?.start ?? Infinity, start), finish: Math.max(seen?.finish ?? 0, finish) });
+    });
+    const commits = new Map<number, number>();
+    for (const line of readFileSync(join(runDir, 'memories.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+      const m = JSON.parse(line) as { id: string; createdAt: number };
+      const b = Math.floor(Number(/-t(\d+)$/.exec(m.id)?.[1]) / batchSize);
+      commits.set(b, Math.max(commits.get(b) ?? 0, m.createdAt));
+    }
+    const order = [...batches.keys()].sort((a, b) => a - b);
+    const at = (b: number): { start: number; finish: number; commit: number } => ({ ...batches.get(b)!, commit: commits.get(b)! });
+    const sec = (ms: number[]): number => ms.reduce((a, x) => a + x, 0) / 1000;
+    return {
+      startUp: sec([at(order[0]!).start - times.banner]),
+      episodes: order.map((b) => sec([at(b).finish - at(b).start])),
+      writes: sec(order.map((b) => at(b).commit - at(b).finish)),
+      barriers: sec(order.slice(1).map((b, i) => at(b).start - at(order[i]!).commit)),
+      end: sec([times.exit - at(order.at(-1)!).commit]),
+    };
+  } finally {
+    redis.disconnect();
+  }
 }
 
 async function main(): Promise<void> {
@@ -71,6 +130,7 @@ async function main(): Promise<void> {
     console.log(`ceiling of method memrl here: each batch ends with its last memory writes (${DELAY_S * 1000} ms), so at most 16/17 = ${((100 * 16) / 17).toFixed(1)}% of the limit`);
     // steady: batches 2 and 3 only (from the end of the first batch to the end of the last), without the run's start-up.
     console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
+    const spent: [number, Breakdown][] = [];
     for (const workers of (process.env.BENCH_SCALE_WORKERS ?? '1,2,4').split(',').map(Number)) {
       const slots = workers * SLOTS;
       // Three whole batches of 16 rounds (9.6 s ideal): no short last batch.
@@ -84,10 +144,11 @@ async function main(): Promise<void> {
       try {
         const before = server.calls();
         const out = join(root, `out-w${workers}`);
-        const wall = await timedRun(
+        const times = await timedRun(
           ['run', 'arithmetic', '--plugin', PLUGIN, '--config', `w${workers}.yaml`, '--method', 'memrl', '--epochs', '1', '--batch-size', String(batch), '--no-run-validation', '--output-dir', out, '--queue', url],
           root,
         );
+        const wall = (times.exit - times.banner) / 1000;
         const calls = server.calls() - before;
         const runDir = join(out, 'arithmetic', readdirSync(join(out, 'arithmetic'))[0]!);
         const finished = readFileSync(join(runDir, 'outcomes.jsonl'), 'utf8')
@@ -104,10 +165,19 @@ async function main(): Promise<void> {
         console.log(
           `${String(workers).padStart(7)}  ${String(rows).padStart(8)}  ${String(calls).padStart(5)}  ${wall.toFixed(2).padStart(6)}  ${rate.toFixed(2).padStart(10)}  ${limit.toFixed(2).padStart(7)}  ${((100 * rate) / limit).toFixed(1).padStart(5)}%  ${steady.toFixed(2).padStart(8)}  ${((100 * steady) / limit).toFixed(1).padStart(6)}%`,
         );
+        spent.push([workers, await breakdown(url, runDir, batch, times)]);
       } finally {
         for (const p of procs) p.kill('SIGTERM');
         await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.on('close', r)))));
       }
+    }
+    console.log(`\nwhere the wall time went (s): episodes = first episode started to last finished, each batch (${(16 * DELAY_S).toFixed(1)} s if every round took ${DELAY_S * 1000} ms);`);
+    console.log('writes = last episode finished to the commit (the last memory writes); barriers = a commit to the next first episode');
+    console.log('workers  start-up  episodes            writes  barriers   end   wall');
+    for (const [workers, b] of spent) {
+      const total = [b.startUp, ...b.episodes, b.writes, b.barriers, b.end].reduce((a, x) => a + x, 0);
+      const cols = [b.startUp.toFixed(2).padStart(8), b.episodes.map((x) => x.toFixed(2)).join(' + ').padEnd(18), b.writes.toFixed(2).padStart(6), b.barriers.toFixed(2).padStart(8), b.end.toFixed(2).padStart(5), total.toFixed(2).padStart(5)];
+      console.log(`${String(workers).padStart(7)}  ${cols.join('  ')}`);
     }
   } finally {
     redis.kill('SIGKILL');

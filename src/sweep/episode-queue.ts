@@ -39,10 +39,14 @@ export interface RunOpened {
 /** Attempts of one episode job before the run records it as an error (a worker crash is not a failed attempt: it stalls). */
 export const EPISODE_ATTEMPTS = 3;
 
+/** What every episode job id of the run in `runDir` starts with (bench:scale reads a run's jobs by it). */
+export function runJobPrefix(runDir: string): string {
+  return createHash('sha256').update(runDir).digest('hex').slice(0, 10);
+}
+
 export function episodeJobId(req: EpisodeRequest): string {
-  const run = createHash('sha256').update(req.runDir).digest('hex').slice(0, 10);
   const memories = createHash('sha256').update(JSON.stringify(req.memories)).digest('hex').slice(0, 10);
-  return `${run}-${req.phase}-e${req.epoch}-b${req.batch}-t${req.taskIndex}-${memories}`;
+  return `${runJobPrefix(req.runDir)}-${req.phase}-e${req.epoch}-b${req.batch}-t${req.taskIndex}-${memories}`;
 }
 
 interface Pending {
