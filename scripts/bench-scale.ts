@@ -11,7 +11,9 @@
  * A second table says where each run's wall time went, from the jobs' own timestamps in
  * Redis and the commit times of the run's memories.
  * Prints numbers; asserts nothing.  npm run bench:scale  (needs bash scripts/setup.sh redis)
- * BENCH_SCALE_WORKERS=4 npm run bench:scale measures one setting only.
+ * BENCH_SCALE_WORKERS=4 npm run bench:scale measures one setting only;
+ * BENCH_SCALE_METHOD=rag runs another method (rag stores raw trajectories: no memory
+ * writes through the model, so nothing waits for them at the barriers).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ const DELAY_S = 0.2;
 const SLOTS = 8;
 const BIN = resolve('bin/memrl.js');
 const PLUGIN = resolve('examples/plugins/arithmetic/index.ts');
+const METHOD = process.env.BENCH_SCALE_METHOD ?? 'memrl';
 
 async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -60,6 +63,13 @@ function timedRun(args: string[], cwd: string): Promise<{ banner: number; exit: 
     });
     child.on('close', (code) => (code === 0 ? done({ banner, exit: Date.now() }) : fail(new Error(`memrl run exited ${code}: ${stderr.slice(-2000)}`))));
   });
+}
+
+/** The model calls the run's own process made (the memory writer's), from its log. */
+function writerCalls(runDir: string): number {
+  return readFileSync(join(runDir, 'log.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"chat"')).length;
 }
 
 /** Seconds of a run's wall time, by what it was waiting for. */
@@ -102,7 +112,8 @@ async function breakdown(url: string, runDir: string, batchSize: number, times: 
       commits.set(b, Math.max(commits.get(b) ?? 0, m.createdAt));
     }
     const order = [...batches.keys()].sort((a, b) => a - b);
-    const at = (b: number): { start: number; finish: number; commit: number } => ({ ...batches.get(b)!, commit: commits.get(b)! });
+    // A method that stores no memories leaves no commit time: its barrier is counted from the last episode.
+    const at = (b: number): { start: number; finish: number; commit: number } => ({ ...batches.get(b)!, commit: commits.get(b) ?? batches.get(b)!.finish });
     const sec = (ms: number[]): number => ms.reduce((a, x) => a + x, 0) / 1000;
     return {
       startUp: sec([at(order[0]!).start - times.banner]),
@@ -125,9 +136,9 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'memrl-bench-scale-'));
   try {
     await new Promise((r) => setTimeout(r, 300));
-    console.log(`loopback server: every chat reply after ${DELAY_S * 1000} ms; arithmetic plug-in, method memrl, 1 epoch; ${SLOTS} episodes at once per worker`);
+    console.log(`loopback server: every chat reply after ${DELAY_S * 1000} ms; arithmetic plug-in, method ${METHOD}, 1 epoch; ${SLOTS} episodes at once per worker`);
     // The next batch retrieves from what the last episodes' memory writes make: a batch of 16 rounds lasts at least 17 calls.
-    console.log(`ceiling of method memrl here: each batch ends with its last memory writes (${DELAY_S * 1000} ms), so at most 16/17 = ${((100 * 16) / 17).toFixed(1)}% of the limit`);
+    if (METHOD === 'memrl' || METHOD === 'memp') console.log(`ceiling of method ${METHOD} here: each batch ends with its last memory writes (${DELAY_S * 1000} ms), so at most 16/17 = ${((100 * 16) / 17).toFixed(1)}% of the limit`);
     // steady: batches 2 and 3 only (from the end of the first batch to the end of the last), without the run's start-up.
     console.log('workers  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
     const spent: [number, Breakdown][] = [];
@@ -145,7 +156,7 @@ async function main(): Promise<void> {
         const before = server.calls();
         const out = join(root, `out-w${workers}`);
         const times = await timedRun(
-          ['run', 'arithmetic', '--plugin', PLUGIN, '--config', `w${workers}.yaml`, '--method', 'memrl', '--epochs', '1', '--batch-size', String(batch), '--no-run-validation', '--output-dir', out, '--queue', url],
+          ['run', 'arithmetic', '--plugin', PLUGIN, '--config', `w${workers}.yaml`, '--method', METHOD, '--epochs', '1', '--batch-size', String(batch), '--no-run-validation', '--output-dir', out, '--queue', url],
           root,
         );
         const wall = (times.exit - times.banner) / 1000;
@@ -158,8 +169,8 @@ async function main(): Promise<void> {
         const rows = finished.length;
         const endOf = (from: number, to: number): number => Math.max(...finished.slice(from, to));
         const steady = (rows - batch) / ((endOf(0, rows) - endOf(0, batch)) / 1000);
-        // The agent's calls happen on the workers; the memory writer's (one per task) in the run's process.
-        const agentCalls = calls - rows;
+        // The agent's calls happen on the workers; the memory writer's (one per task, if the method writes through the model) in the run's process.
+        const agentCalls = calls - writerCalls(runDir);
         const limit = slots / ((agentCalls / rows) * DELAY_S);
         const rate = rows / wall;
         console.log(
