@@ -155,7 +155,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   /** One BullMQ worker per queue, its failures in this worker's log. */
   const serve = <D, R>(names: string[], processor: (job: Job<D>) => Promise<R>, locks: { concurrency: number; lockDuration: number; stalledInterval: number; maxStalledCount: number }, what: (job: Job<D> | undefined) => string): Worker<D, R>[] =>
     names.map((q) => {
-      const w = new Worker<D, R>(q, (job) => inHand.track(() => processor(job)), { connection: { ...target.connection, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX, ...locks });
+      // Named, so `memrl worker status` can say who listens (a Redis client name holds no spaces).
+      const w = new Worker<D, R>(q, (job) => inHand.track(() => processor(job)), { connection: { ...target.connection, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX, name: name.replace(/\s/g, '_'), ...locks });
       w.on('failed', (job, err) => opts.log(`worker ${name}: ${what(job)} failed: ${err.message}\n`));
       w.on('error', (err) => opts.log(`worker ${name}: ${err.message}\n`));
       return w;
