@@ -40,7 +40,7 @@ const COLD = process.env.BENCH_SCALE_COLD === '1';
 /** One worker count's runs: the queue, the loopback endpoint, the bench's folder. */
 interface Setting {
   url: string;
-  endpoint: string;
+  server: Loopback;
   root: string;
   workers: number;
 }
@@ -156,7 +156,7 @@ async function breakdown(url: string, runDir: string, batchSize: number, times: 
 async function queuedRun(at: Setting, name: string, method: string, episodes: number, batch: number): Promise<{ runDir: string; times: { banner: number; exit: number } }> {
   writeFileSync(
     join(at.root, `${name}.yaml`),
-    `llm: {provider: openai, base_url: "${at.endpoint}", model: bench-model, api_key: sk-bench, temperature: 0.7}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: ${episodes}, valid: 0}\n`,
+    `llm: {provider: openai, base_url: "${at.server.url}", model: bench-model, api_key: sk-bench, temperature: 0.7}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: ${episodes}, valid: 0}\n`,
   );
   const out = join(at.root, `out-${name}`);
   const times = await timedRun(
@@ -167,14 +167,14 @@ async function queuedRun(at: Setting, name: string, method: string, episodes: nu
 }
 
 /** One measured run: prints its row, returns where its time went. */
-async function measure(at: Setting, method: string, server: Loopback): Promise<Breakdown> {
+async function measure(at: Setting, method: string): Promise<Breakdown> {
   const slots = at.workers * SLOTS;
   // Three whole batches of 16 rounds (9.6 s ideal): no short last batch.
   const batch = slots * 16;
-  const before = server.calls();
+  const before = at.server.calls();
   const { runDir, times } = await queuedRun(at, `w${at.workers}-${method}`, method, batch * 3, batch);
   const wall = (times.exit - times.banner) / 1000;
-  const calls = server.calls() - before;
+  const calls = at.server.calls() - before;
   const finished = readFileSync(join(runDir, 'outcomes.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -210,8 +210,8 @@ async function main(): Promise<void> {
     console.log('workers  method  episodes  calls  wall_s  episodes/s  limit/s  %limit  steady/s  %steady');
     const spent: [string, Breakdown][] = [];
     for (const workers of (process.env.BENCH_SCALE_WORKERS ?? '1,2,4').split(',').map(Number)) {
-      const at: Setting = { url, endpoint: server.url, root, workers };
-      const measured = async (method: string): Promise<void> => void spent.push([`${String(workers).padStart(7)}  ${method.padEnd(6)}`, await measure(at, method, server)]);
+      const at: Setting = { url, server, root, workers };
+      const measured = async (method: string): Promise<void> => void spent.push([`${String(workers).padStart(7)}  ${method.padEnd(6)}`, await measure(at, method)]);
       if (COLD) {
         for (const method of METHODS) await withWorkers(at, () => measured(method));
       } else {

@@ -7,7 +7,7 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ALL_NEEDS, checkReachable, QUEUE_PREFIX, queueTarget, type Need } from './queue.js';
+import { checkReachable, parseQueueName, QUEUE_PREFIX, queueTarget, type Need } from './queue.js';
 
 /** What BullMQ appends to a queue's client name for a named worker's connection. */
 const NAMED_WORKER = ':w:';
@@ -41,16 +41,6 @@ export interface QueueStatus {
   workers: ConnectedWorker[];
 }
 
-/** `cells`, `episodes-bwrap+mariadb`, …: the kind, then the needs. */
-function needsOf(queue: string): Need[] {
-  const dash = queue.indexOf('-');
-  if (dash < 0) return [];
-  return queue
-    .slice(dash + 1)
-    .split('+')
-    .filter((n): n is Need => (ALL_NEEDS as readonly string[]).includes(n));
-}
-
 /** The memrl queues that exist on this Redis (BullMQ keeps a meta hash per queue). */
 async function queueNames(redis: Redis): Promise<string[]> {
   const names = new Set<string>();
@@ -60,8 +50,7 @@ async function queueNames(redis: Redis): Promise<string[]> {
     cursor = next;
     for (const k of keys) {
       const name = k.slice(QUEUE_PREFIX.length + 1, -':meta'.length);
-      // Queue names never hold a colon; anything else under the prefix is not a queue.
-      if (/^(cells|episodes)(-[a-z+]+)?$/.test(name)) names.add(name);
+      if (parseQueueName(name)) names.add(name);
     }
   } while (cursor !== '0');
   return [...names].sort();
@@ -70,13 +59,13 @@ async function queueNames(redis: Redis): Promise<string[]> {
 export async function queueStatus(url: string): Promise<QueueStatus> {
   const target = queueTarget(url);
   await checkReachable(target);
-  const connection = { ...target.connection, maxRetriesPerRequest: null };
-  const redis = new Redis(connection);
+  // One connection for the scan and every queue's counts (a Queue given it does not close it).
+  const redis = new Redis({ ...target.connection, maxRetriesPerRequest: null });
   try {
     const queues: QueueCounts[] = [];
     const workers = new Map<string, ConnectedWorker>();
     for (const name of await queueNames(redis)) {
-      const q = new Queue(name, { connection, prefix: QUEUE_PREFIX });
+      const q = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
       try {
         const counts = await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed');
         const listening: string[] = [];
@@ -92,7 +81,7 @@ export async function queueStatus(url: string): Promise<QueueStatus> {
         }
         queues.push({
           queue: name,
-          needs: needsOf(name),
+          needs: parseQueueName(name)!.needs,
           waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
           active: counts.active ?? 0,
           delayed: counts.delayed ?? 0,

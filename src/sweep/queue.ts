@@ -24,6 +24,15 @@ export function queueName(needs: readonly Need[], kind: JobKind = 'cells'): stri
   return needs.length === 0 ? kind : `${kind}-${[...needs].sort().join('+')}`;
 }
 
+/** What queueName made `name` from, or undefined for a name it does not make. */
+export function parseQueueName(name: string): { kind: JobKind; needs: Need[] } | undefined {
+  const [kind, rest] = name.split(/-(.*)/s) as [string, string | undefined];
+  if (kind !== 'cells' && kind !== 'episodes') return undefined;
+  const needs = rest === undefined ? [] : rest.split('+');
+  if (!needs.every((n): n is Need => (ALL_NEEDS as readonly string[]).includes(n))) return undefined;
+  return queueName(needs, kind) === name ? { kind, needs } : undefined;
+}
+
 /** Every queue of this kind a worker with these capabilities can serve: its needs are a subset. */
 export function queuesFor(caps: ReadonlySet<Need>, kind: JobKind = 'cells'): string[] {
   const subsets: Need[][] = [[]];

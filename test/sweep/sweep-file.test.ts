@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/app/registry.js';
 import { planCells } from '../../src/sweep/plan.js';
-import { cellNeeds, queueName, queuesFor } from '../../src/sweep/queue.js';
+import { cellNeeds, parseQueueName, queueName, queuesFor } from '../../src/sweep/queue.js';
 import { readSweepFile } from '../../src/sweep/sweep-file.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -72,5 +72,15 @@ describe('the grid', () => {
     expect(queueName(cellNeeds({ benchmark: 'hle', config: {} }))).toBe('cells');
     // No MariaDB here: the db cells' queue is not among this worker's.
     expect(queuesFor(new Set(['bwrap'] as const))).toEqual(['cells', 'cells-bwrap']);
+  });
+
+  it('reads back what a queue name says (memrl worker status), and nothing from other names', () => {
+    for (const name of queuesFor(new Set(['bwrap', 'mariadb', 'containers'] as const), 'episodes')) {
+      const parsed = parseQueueName(name);
+      expect(parsed?.kind).toBe('episodes');
+      expect(queueName(parsed!.needs, 'episodes')).toBe(name);
+    }
+    expect(parseQueueName('cells-bwrap+mariadb')).toEqual({ kind: 'cells', needs: ['bwrap', 'mariadb'] });
+    for (const other of ['rate', 'cells-', 'cells-gpu', 'cells-mariadb+bwrap', 'jobs-bwrap']) expect(parseQueueName(other)).toBeUndefined();
   });
 });
