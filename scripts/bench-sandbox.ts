@@ -2,7 +2,9 @@
  * Speed of the BigCodeBench sandbox on the canonical solutions of the first N tasks
  * (default 100, 2 at a time): the plain path (a fresh sandbox and interpreter per
  * test) against the fork server (children of a warm interpreter), with the verdicts
- * of both compared task by task. With --bigcodebench <checkout of
+ * of both compared task by task; the fork server once with the tasks started in id
+ * order, once slowest first (by its first pass's durations, as `memrl check-gold`
+ * orders them from its second run on). With --bigcodebench <checkout of
  * bigcode-project/bigcodebench> (or $BIGCODEBENCH_SRC) it also times BigCodeBench's
  * own untrusted_check on the same tasks with the same number of workers, as its
  * evaluate.py runs it (unsandboxed, on this machine's /usr/bin/python3).
@@ -11,6 +13,9 @@
  *   npm run bench:sandbox [-- --limit 100 --concurrency 2 --evaluator local --bigcodebench <dir>]
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
 import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
@@ -42,7 +47,12 @@ interface Timed {
   verdicts: Map<string, string>;
 }
 
-async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }> {
+/**
+ * Our path over the tasks. Tasks start in id order, as BigCodeBench's checker starts
+ * them, unless `durations` holds an earlier pass's times: then slowest first, as
+ * `memrl check-gold` orders them from its second run on. The durations are kept there.
+ */
+async function ours(forkServer: boolean, durations: string, label?: string): Promise<Timed & { report: GoldReport }> {
   // Our own runner, to read where the fork servers' time went.
   const runner =
     backend === 'local'
@@ -52,7 +62,7 @@ async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }
   let report: GoldReport;
   let s: ForkServerStats | undefined;
   try {
-    report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator });
+    report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator, durationsPath: durations });
     s = runner.forkServerStats();
   } finally {
     await evaluator.close();
@@ -65,7 +75,7 @@ async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }
     );
   }
   return {
-    label: forkServer ? `${backend}, fork server` : `${backend}, fresh interpreter per test`,
+    label: label ?? (forkServer ? `${backend}, fork server` : `${backend}, fresh interpreter per test`),
     wallMs: report.wallMs,
     verdicts: new Map(report.results.map((r) => [r.id, r.status])),
     report,
@@ -76,7 +86,8 @@ async function ours(forkServer: boolean): Promise<Timed & { report: GoldReport }
 async function theirs(dir: string): Promise<Timed> {
   const tasks = readBcbTasks().tasks.sort((a, b) => compareTaskIds(a.id, b.id)).slice(0, limit);
   const child = spawn('/usr/bin/python3', [asset('scripts', 'python', 'bcb_untrusted_check.py'), '--checkout', dir, '--workers', String(concurrency)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    // Its tests' own output (and a newer checkout's notes on what it intercepted) goes to stderr: kept for a failure.
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, MPLBACKEND: 'Agg' },
   });
   for (const t of tasks) {
@@ -85,10 +96,15 @@ async function theirs(dir: string): Promise<Timed> {
   child.stdin.end();
   let text = '';
   child.stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  let stderrTail = '';
+  child.stderr.on('data', (c: Buffer) => (stderrTail = (stderrTail + c.toString('utf8')).slice(-2000)));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { id?: string; status?: string; wall_ms?: number });
+  const lines = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id?: string; status?: string; wall_ms?: number });
   const summary = lines.find((l) => l.wall_ms !== undefined);
-  if (code !== 0 || !summary) throw new Error(`BigCodeBench's checker failed (exit code ${code})`);
+  if (code !== 0 || !summary) throw new Error(`BigCodeBench's checker failed (exit code ${code}): ${stderrTail.trim().split('\n').slice(-5).join(' | ')}`);
   return {
     label: "BigCodeBench's untrusted_check",
     wallMs: summary.wall_ms!,
@@ -106,31 +122,55 @@ function differences(a: Map<string, string>, b: Map<string, string>, passOnly = 
   return out;
 }
 
+/**
+ * What a page fault costs here, which sets how much a forked child gains: it pays a
+ * fault for each page it writes first, its own or one it shares with its parent.
+ * Some VMs make each fault ~10x dearer than bare hardware.
+ */
+function firstTouchMsPer100Mb(): { first: number; again: number } {
+  const bytes = 256 << 20;
+  const buf = Buffer.alloc(bytes);
+  let t = performance.now();
+  buf.fill(1);
+  const first = performance.now() - t;
+  t = performance.now();
+  buf.fill(2);
+  const again = performance.now() - t;
+  const per100 = (ms: number): number => (ms * (100 << 20)) / bytes;
+  return { first: per100(first), again: per100(again) };
+}
+
 async function main(): Promise<void> {
+  const touch = firstTouchMsPer100Mb();
+  console.log(`this machine: writing 100 MB of new memory takes ${touch.first.toFixed(0)} ms (page faults), writing it again ${touch.again.toFixed(0)} ms`);
   // A warm page cache for both: the first pass reads every library from disk.
   console.log(`canonical solutions of the first ${limit} BigCodeBench tasks, ${concurrency} at a time, ${timeoutSec} s budget; the first pass only warms the disk cache`);
-  await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false });
-  const plain = await ours(false);
-  const fast = await ours(true);
-  const rows: Timed[] = [plain, fast];
+  await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false, durationsPath: null });
+  // Each pass in id order keeps its durations in its own new file; the last pass orders its tasks by the fork server's.
+  const scratch = mkdtempSync(join(tmpdir(), 'memrl-bench-sandbox-'));
+  const plain = await ours(false, join(scratch, 'plain.json'));
+  const fast = await ours(true, join(scratch, 'fork.json'));
+  const slowestFirst = await ours(true, join(scratch, 'fork.json'), `${backend}, fork server, slowest first`);
+  rmSync(scratch, { recursive: true, force: true });
+  const rows: Timed[] = [plain, fast, slowestFirst];
   if (checkout) rows.push(await theirs(checkout));
   console.log('path                                    tasks  passed  wall_s  tasks/s');
   for (const r of rows) {
     const passed = [...r.verdicts.values()].filter((v) => v === 'pass').length;
     console.log(`${r.label.padEnd(38)}  ${String(r.verdicts.size).padStart(5)}  ${String(passed).padStart(6)}  ${(r.wallMs / 1000).toFixed(1).padStart(6)}  ${((1000 * r.verdicts.size) / r.wallMs).toFixed(2).padStart(7)}`);
   }
-  console.log(`fork server / fresh interpreter: ${(plain.wallMs / fast.wallMs).toFixed(2)}x`);
+  console.log(`fork server / fresh interpreter: ${(plain.wallMs / fast.wallMs).toFixed(2)}x; slowest first (durations of the fork server's pass in id order): ${(plain.wallMs / slowestFirst.wallMs).toFixed(2)}x`);
   // What no checker saves: the slowest tests take this long whoever runs them.
   const slowest = [...fast.report.results].sort((a, b) => b.durationMs - a.durationMs).slice(0, 3);
   const slowSum = slowest.reduce((sum, r) => sum + r.durationMs, 0);
   console.log(
     `slowest tests (fork server): ${slowest.map((r) => `${r.id} ${(r.durationMs / 1000).toFixed(1)} s`).join(', ')}; ${(slowSum / 1000).toFixed(1)} s of the ${((concurrency * fast.wallMs) / 1000).toFixed(1)} s the ${concurrency} slots had`,
   );
-  const diff = differences(plain.verdicts, fast.verdicts);
-  console.log(`verdicts that differ between our two paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
-  const bcb = rows[2];
+  const diff = [...differences(plain.verdicts, fast.verdicts), ...differences(plain.verdicts, slowestFirst.verdicts)];
+  console.log(`verdicts that differ between our paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
+  const bcb = rows[3];
   if (bcb) {
-    console.log(`fork server / BigCodeBench's checker: ${(bcb.wallMs / fast.wallMs).toFixed(2)}x`);
+    console.log(`fork server / BigCodeBench's checker: ${(bcb.wallMs / fast.wallMs).toFixed(2)}x in id order (as BigCodeBench starts them), ${(bcb.wallMs / slowestFirst.wallMs).toFixed(2)}x slowest first`);
     const d = differences(fast.verdicts, bcb.verdicts, true);
     console.log(`pass/fail verdicts that differ from BigCodeBench's checker: ${d.length}${d.length ? ` (${d.join('; ')})` : ''}`);
   } else {

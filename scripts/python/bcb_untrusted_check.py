@@ -5,6 +5,7 @@ Used by `npm run bench:sandbox --bigcodebench <checkout>` (scripts/bench-sandbox
 
 import argparse
 import json
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -27,11 +28,16 @@ def main():
     args = parser.parse_args()
     sys.path.insert(0, args.checkout)
     tasks = [json.loads(line) for line in sys.stdin if line.strip()]
+    # Newer checkouts print what they intercept (subprocess calls, kills) to stdout:
+    # the results keep a copy of stdout to themselves, and fd 1 (inherited by the
+    # workers and the tests) goes to stderr.
+    results = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     started = time.monotonic()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for future in as_completed([pool.submit(check, t) for t in tasks]):
-            print(json.dumps(future.result()), flush=True)
-    print(json.dumps({"wall_ms": int((time.monotonic() - started) * 1000)}), flush=True)
+            print(json.dumps(future.result()), file=results, flush=True)
+    print(json.dumps({"wall_ms": int((time.monotonic() - started) * 1000)}), file=results, flush=True)
 
 
 if __name__ == "__main__":

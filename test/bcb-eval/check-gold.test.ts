@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { categorizeFailure, checkGoldBcb, normalizeTaskId, type GoldReport } from '../../src/bench/bcb/check-gold.js';
 import { registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
 import { formatGoldSummary } from '../../src/bench/bcb/gold-command.js';
+import { readBcbTasks } from '../../src/bench/bcb/dataset.js';
+import { readGoldDurations, recordGoldDurations } from '../../src/bench/bcb/gold-durations.js';
 import { UserError } from '../../src/util/errors.js';
 import { requireBcbPython } from '../env/require-sandbox.js';
 
@@ -102,6 +104,26 @@ describe.skipIf(env.skip)('check-gold bcb on real tasks', () => {
     expect(seen.sort()).toEqual(['BigCodeBench/1', 'BigCodeBench/4']);
     expect(report.failing).toEqual([]);
     expect(report.dataSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('starts the tasks that were slowest before first, keeps their new durations, and reports in id order', async () => {
+    const path = join(scratch, 'durations.json');
+    const tasks = readBcbTasks().tasks.filter((t) => ['BigCodeBench/1', 'BigCodeBench/4', 'BigCodeBench/5'].includes(t.id));
+    // As an earlier check would have left them: 5 slowest, then 4.
+    recordGoldDurations(path, tasks, new Map([['BigCodeBench/1', 10], ['BigCodeBench/4', 500], ['BigCodeBench/5', 900]]));
+    const started: string[] = [];
+    const check = (durationsPath: string | null) =>
+      checkGoldBcb({ subset: 'full', mode: 'reference', concurrency: 1, ids: ['1', '4', '5'], durationsPath, onResult: (r) => started.push(r.id) });
+    const report = await check(path);
+    expect(started).toEqual(['BigCodeBench/5', 'BigCodeBench/4', 'BigCodeBench/1']);
+    expect(report.results.map((r) => r.id)).toEqual(['BigCodeBench/1', 'BigCodeBench/4', 'BigCodeBench/5']);
+    const kept = readGoldDurations(path);
+    for (const r of report.results) expect(kept[r.id]?.ms).toBe(r.durationMs);
+
+    // Without durations: id order.
+    started.length = 0;
+    await check(null);
+    expect(started).toEqual(['BigCodeBench/1', 'BigCodeBench/4', 'BigCodeBench/5']);
   });
 
   it('the command prints the summary, writes the JSON report and exits 0', async () => {

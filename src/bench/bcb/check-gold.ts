@@ -9,6 +9,7 @@ import { UserError } from '../../util/errors.js';
 import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
 import type { BcbEvalMode, BcbEvalResult } from './evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbBackend, type BcbEvaluator } from './evaluator.js';
+import { goldDurationsPath, readGoldDurations, recordGoldDurations, slowestFirst } from './gold-durations.js';
 
 export interface CheckGoldOptions {
   subset: BcbSubset;
@@ -32,6 +33,12 @@ export interface CheckGoldOptions {
   evaluator?: BcbEvaluator;
   signal?: AbortSignal;
   onResult?: (result: GoldTaskResult, done: number, total: number) => void;
+  /**
+   * Where the durations of earlier checks are kept (gold-durations.ts): the slowest
+   * tasks start first and this check's durations are added. Default: the cache file
+   * of the backend; null: tasks start in id order and nothing is kept.
+   */
+  durationsPath?: string | null;
 }
 
 /** Why a gold solution failed, guessed from its first error line. */
@@ -158,9 +165,12 @@ async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path
   // Throws a UserError (no sandbox, no engine, no image, core libraries missing) before any task runs.
   const facts = await evaluator.preflight();
 
+  const durationsPath = opts.durationsPath === undefined ? goldDurationsPath(facts.backend) : opts.durationsPath;
+  const order = durationsPath === null ? tasks : slowestFirst(tasks, readGoldDurations(durationsPath));
+
   const started = Date.now();
   let done = 0;
-  const results = await mapPool(tasks, opts.concurrency, async (task) => {
+  const finished = await mapPool(order, opts.concurrency, async (task) => {
     const verdict = await evaluator.evaluate(task, goldSolution(task), {
       mode: opts.mode,
       ...(opts.timeoutSec !== undefined ? { timeoutSec: opts.timeoutSec } : {}),
@@ -179,6 +189,13 @@ async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path
     opts.onResult?.(result, done, tasks.length);
     return result;
   });
+  const wallMs = Date.now() - started;
+  // The report lists them in id order, whatever order they ran in.
+  const byId = new Map(finished.map((r) => [r.id, r]));
+  const results = tasks.map((t) => byId.get(t.id) as GoldTaskResult);
+  if (durationsPath !== null && !opts.signal?.aborted) {
+    recordGoldDurations(durationsPath, tasks, new Map(results.map((r) => [r.id, r.durationMs])));
+  }
 
   const passed = results.filter((r) => r.status === 'pass').length;
   const failing = results.filter((r) => r.status !== 'pass');
@@ -199,7 +216,7 @@ async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path
     byStatus: countBy(results, (r) => r.status),
     byCategory: countBy(failing, (r) => r.category),
     medianMs: median(results.map((r) => r.durationMs)),
-    wallMs: Date.now() - started,
+    wallMs,
     failing,
     results,
   };

@@ -43,6 +43,12 @@ const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
     negatable: 'a fresh interpreter per test',
     path: null,
   },
+  {
+    flags: '--slowest-first',
+    description: 'start the tasks that took longest in earlier checks first, so none starts last and runs alone (durations kept in ~/.cache/memrl/gold-durations; default on)',
+    negatable: 'start the tasks in id order and keep no durations',
+    path: null,
+  },
   ...goldFlags({
     evaluator: 'where the tests run: local = bubblewrap sandbox, docker = one container per task (default: memrl.evaluator.backend of --config, else local)',
     image: 'image for --evaluator docker (default: memrl.evaluator.docker.images.bcb, i.e. memrl/bcb:latest from scripts/build-images.sh bcb)',
@@ -59,6 +65,7 @@ interface BcbGoldFlags extends GoldEvaluatorFlags {
   ids?: string[];
   timeout?: number;
   forkServer?: boolean;
+  slowestFirst?: boolean;
   out?: string;
   quiet?: boolean;
 }
@@ -118,6 +125,7 @@ export const bcbGoldCheck: GoldCheck = {
       ...(flags.timeout !== undefined ? { timeoutSec: flags.timeout } : {}),
       ...goldEvaluator(flags, ctx, 'bcb'),
       ...(flags.forkServer !== undefined ? { forkServer: flags.forkServer } : {}),
+      ...(flags.slowestFirst === false ? { durationsPath: null } : {}),
       onResult: flags.quiet ? undefined : (r, done, total) => ctx.io.err(progressLine(r, done, total) + '\n'),
     });
     if (ctx.signal.aborted) throw new InterruptedError();

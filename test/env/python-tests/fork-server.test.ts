@@ -126,6 +126,35 @@ describe.skipIf(env.skip)('the fork server', () => {
     expect(warm.forkServerStats().missed).toBe(0);
   });
 
+  it("a test's collector works as in a fresh interpreter and leaves the template's objects alone", async () => {
+    // The template holds pandas and matplotlib (~6000 pages of objects): a collection
+    // that walked them would copy each page it writes to, as it did before gc.freeze.
+    const probe = {
+      code_prompt: 'import pandas\nimport matplotlib.pyplot as plt\n',
+      test: taskWith(
+        [
+          '    def test_gc(self):',
+          '        import gc, resource, weakref',
+          '        self.assertTrue(gc.isenabled())',
+          '        class Node: pass',
+          '        a, b = Node(), Node()',
+          '        a.other, b.other = b, a',
+          '        alive = weakref.ref(a)',
+          '        del a, b',
+          '        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt',
+          '        gc.collect()',
+          '        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before',
+          '        self.assertIsNone(alive())',
+          '        self.assertLess(faults, 1000)',
+        ].join('\n'),
+      ).test,
+    };
+    for (let i = 0; i < 2; i++) {
+      const r = await fast.evaluate(probe, `${probe.code_prompt}def task_func():\n    return 1\n`);
+      expect(r.status, r.firstError).toBe('pass');
+    }
+  });
+
   it('keeps serving after a test killed everything it could reach, and after a timeout', async () => {
     const before = warm.forkServerStats();
     const killer = 'import ctypes, signal\nctypes.CDLL(None).kill(-1, signal.SIGKILL)\nimport pandas\ndef task_func():\n    return 42\n';
