@@ -9,7 +9,10 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SweepState } from '../../src/sweep/state.js';
-import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
+import { assertBuilt, MEMRL_BIN, runMemrl, runMemrlAsync } from '../helpers/cli.js';
+
+/** A sweep run: not spawnSync, which would keep the worker from answering vitest for 40 s and more on a slow machine. */
+const sweep = (args: string[], cwd: string) => runMemrlAsync(['sweep', ...args], { cwd, env: { OPENAI_API_KEY: '' } });
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
@@ -39,10 +42,10 @@ const noDuplicateRows = (runDir: string): boolean => {
 beforeAll(() => assertBuilt());
 
 describe('memrl sweep, in one process', () => {
-  it('runs every cell to the end, and a second run of the command runs nothing', () => {
+  it('runs every cell to the end, and a second run of the command runs nothing', async () => {
     const file = sweepFile('local', 3, 2);
     const out = join(work, 'out');
-    const r = runMemrl(['sweep', file, '--output-dir', out, '--max-runs', '2'], { cwd: work });
+    const r = await sweep([file, '--output-dir', out, '--max-runs', '2'], work);
     expect(r.code, r.stderr).toBe(0);
     const dir = join(out, 'local');
     expect(r.stdout.trim()).toBe(`sweep: ${dir}`);
@@ -58,7 +61,7 @@ describe('memrl sweep, in one process', () => {
     const manifest = JSON.parse(readFileSync(join(dir, s.cells[3]!.runDir!, 'run.json'), 'utf8')) as { method: string; seed: number };
     expect(manifest).toMatchObject({ method: 'memrl', seed: 2 });
     const before = folders.map((f) => statSync(join(f, 'outcomes.jsonl')).mtimeMs);
-    const again = runMemrl(['sweep', file, '--output-dir', out], { cwd: work });
+    const again = await sweep([file, '--output-dir', out], work);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('4 cells, 0 to run');
     expect(runFolders(dir)).toEqual(folders);
@@ -96,7 +99,7 @@ describe('memrl sweep, in one process', () => {
     const first = runFolders(dir).sort();
     const done = join(dir, state(dir).cells[0]!.runDir!);
     const doneRows = readFileSync(join(done, 'outcomes.jsonl'), 'utf8');
-    const r = runMemrl(['sweep', file, '--output-dir', out], { cwd: work });
+    const r = await sweep([file, '--output-dir', out], work);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('4 cells, 3 to run');
     expect(state(dir).cells.every((c) => c.status === 'complete')).toBe(true);
