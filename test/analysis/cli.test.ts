@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunAnalysis } from '../../src/analysis/analyze.js';
-import { assertBuilt, runMemrl } from '../helpers/cli.js';
+import { assertBuilt, runMemrl, runMemrlAsync } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
 import { tempDir } from '../helpers/temp.js';
 import { readWithTensorBoard, requireTensorBoard } from '../helpers/tensorboard-reader.js';
@@ -34,15 +34,16 @@ let memrl: string;
 let none: string;
 let noisy: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   assertBuilt();
-  const run = (out: string, extra: string[]): void => {
-    const r = runMemrl(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work });
+  // Not spawnSync: three runs in a row kept the worker from answering vitest for over 60 s on a slow machine.
+  const run = async (out: string, extra: string[]): Promise<void> => {
+    const r = await runMemrlAsync(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work, env: { OPENAI_API_KEY: '' } });
     if (r.code !== 0) throw new Error(`memrl run failed (${r.code}): ${r.stderr}`);
   };
-  run('clean', []);
-  run('clean', ['--method', 'none']);
-  run('noisy', ['--reward-noise', '0.5']);
+  await run('clean', []);
+  await run('clean', ['--method', 'none']);
+  await run('noisy', ['--reward-noise', '0.5']);
   memrl = runDir('clean', 'memrl');
   none = runDir('clean', 'none');
   noisy = runDir('noisy', 'memrl');

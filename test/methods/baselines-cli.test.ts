@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
-import { assertBuilt, runMemrl, type CliResult } from '../helpers/cli.js';
+import { assertBuilt, runMemrl, runMemrlAsync, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const HLE = resolve('test/fixtures/hle/hle_snappy.parquet');
@@ -214,9 +214,10 @@ describe('bad settings fail in one line naming the key', () => {
 describe('all eight methods in tables, reports and comparisons', () => {
   const METHODS = ['mem0', 'selfrag', 'passk', 'reflection', 'memrl', 'memp', 'rag', 'none'];
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    // Not spawnSync: eight runs in a row would keep the worker from answering vitest for over a minute on a slow machine.
     for (const m of METHODS) {
-      const r = memrl(['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', m, '--epochs', '2', '--output-dir', 'all']);
+      const r = await runMemrlAsync(['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', m, '--epochs', '2', '--output-dir', 'all'], { cwd: work, env: { OPENAI_API_KEY: '' } });
       expect(r.code, r.stderr).toBe(0);
     }
   }, 300_000);
