@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -7,6 +8,11 @@ import { fileURLToPath } from 'node:url';
  * location so it works from src/ (vitest, tsx) and from dist/src/ (built CLI).
  * Non-TypeScript assets (Python harnesses, prompt templates, configs) are read from here.
  */
+/** memrl's folder under $XDG_CACHE_HOME (default ~/.cache): what is kept between processes. */
+export function cacheDir(...parts: string[]): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', ...parts);
+}
+
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {

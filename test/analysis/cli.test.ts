@@ -38,7 +38,7 @@ beforeAll(async () => {
   assertBuilt();
   // Not spawnSync: three runs in a row kept the worker from answering vitest for over 60 s on a slow machine.
   const run = async (out: string, extra: string[]): Promise<void> => {
-    const r = await runMemrlAsync(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work, env: { OPENAI_API_KEY: '' } });
+    const r = await runMemrlAsync(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work });
     if (r.code !== 0) throw new Error(`memrl run failed (${r.code}): ${r.stderr}`);
   };
   await run('clean', []);

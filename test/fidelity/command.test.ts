@@ -19,7 +19,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const WHOLE_FOLDER_MS = 240_000;
 // Not spawnSync: a whole-folder check takes 20-70 s on a slow machine, and a worker
 // blocked that long misses vitest's calls (reported as unhandled errors).
-const memrl = (args: string[]) => runMemrlAsync(args, { cwd: work, env: { OPENAI_API_KEY: '' } });
+const memrl = (args: string[]) => runMemrlAsync(args, { cwd: work });
 
 /** A vector file's header line and vectors, read from the shared folder. */
 function vectorsOf(file: string): { header: string; lines: string[] } {

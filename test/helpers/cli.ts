@@ -28,11 +28,12 @@ export function runMemrl(args: string[], opts: { cwd: string; env?: Record<strin
 
 /**
  * `memrl <args>` without blocking the event loop: for tests whose fake endpoint runs
- * in the test process. The environment is the test's own plus `env`.
+ * in the test process, or that run long enough that blocking would keep the worker
+ * from answering vitest. Environment as runMemrl's: no API key unless `env` gives one.
  */
 export function runMemrlAsync(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [MEMRL_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+    const child = spawn(process.execPath, [MEMRL_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, OPENAI_API_KEY: '', ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -12,7 +12,7 @@ import type { SweepState } from '../../src/sweep/state.js';
 import { assertBuilt, MEMRL_BIN, runMemrl, runMemrlAsync } from '../helpers/cli.js';
 
 /** A sweep run: not spawnSync, which would keep the worker from answering vitest for 40 s and more on a slow machine. */
-const sweep = (args: string[], cwd: string) => runMemrlAsync(['sweep', ...args], { cwd, env: { OPENAI_API_KEY: '' } });
+const sweep = (args: string[], cwd: string) => runMemrlAsync(['sweep', ...args], { cwd });
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';

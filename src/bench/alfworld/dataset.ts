@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { cacheDir } from '../../util/paths.js';
 import { UserError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
@@ -100,7 +100,7 @@ export interface AlfworldLoadOptions {
 }
 
 export function defaultListingCache(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', 'alfworld-games');
+  return cacheDir('alfworld-games');
 }
 
 function taskId(split: AlfworldSplit, gameFile: string): string {

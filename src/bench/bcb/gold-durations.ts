@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { cacheDir } from '../../util/paths.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import type { BcbTask } from './dataset.js';
 
@@ -21,7 +21,7 @@ import type { BcbTask } from './dataset.js';
 export type GoldDurations = Record<string, { sha: string; ms: number }>;
 
 export function goldDurationsPath(backend: string): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', 'gold-durations', `bcb-${backend}.json`);
+  return cacheDir('gold-durations', `bcb-${backend}.json`);
 }
 
 function taskSha(task: Pick<BcbTask, 'canonical_solution' | 'test'>): string {
@@ -43,15 +43,15 @@ export function readGoldDurations(path: string): GoldDurations {
  * since) counts as the median of the known ones; ties keep id order.
  */
 export function slowestFirst<T extends Pick<BcbTask, 'id' | 'canonical_solution' | 'test'>>(tasks: readonly T[], kept: GoldDurations): T[] {
-  const known = (t: T): number | undefined => {
+  const known = tasks.map((t): number | undefined => {
     const entry = kept[t.id];
     return entry && entry.sha === taskSha(t) && Number.isFinite(entry.ms) ? entry.ms : undefined;
-  };
-  const times = tasks.map(known).filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
+  });
+  const times = known.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
   if (times.length === 0) return [...tasks];
   const guess = times[Math.floor(times.length / 2)] as number;
   return tasks
-    .map((task, index) => ({ task, index, ms: known(task) ?? guess }))
+    .map((task, index) => ({ task, index, ms: known[index] ?? guess }))
     .sort((a, b) => b.ms - a.ms || a.index - b.index)
     .map((e) => e.task);
 }

@@ -18,8 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { cacheDir } from '../../util/paths.js';
 import { writeFileAtomic } from '../../util/fs.js';
 
 export interface MatplotlibFontList {
@@ -77,7 +77,7 @@ export function parseFontFingerprint(stdout: string): string | null {
 
 /** Where built font lists are kept between processes. */
 export function fontListCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', 'mpl-fontlists');
+  return cacheDir('mpl-fontlists');
 }
 
 /** The list from the script's stdout, or null when it is not one. */
