@@ -1,26 +1,26 @@
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runAsync } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const TSX = resolve('node_modules/.bin/tsx');
 const MAIN = resolve('src/cli/main.ts');
 
-function memrl(args: string[], yaml: string, files: Record<string, string> = {}): { code: number | null; stderr: string; work: string } {
+async function memrl(args: string[], yaml: string, files: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; work: string }> {
   const work = tempDir('memrl-alf-cli-');
   writeFileSync(join(work, 'run.mts'), `import { main } from ${JSON.stringify(MAIN)};\nawait main(process.argv);\n`);
   writeFileSync(join(work, 'cfg.yaml'), yaml);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
-  const r = spawnSync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', ...args], { cwd: work, encoding: 'utf8', timeout: 120_000 });
-  return { code: r.status, stderr: r.stderr, work };
+  const r = await runAsync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', ...args], { cwd: work, timeoutMs: 120_000 });
+  return { code: r.code, stderr: r.stderr, work };
 }
 
 const SIM = `llm: {provider: sim}\nembedding: {provider: local}\nmemrl:\n  alfworld:\n    env: standin\n    games_per_type: {train: 1, valid_seen: 1, valid_unseen: VU}\n`;
 
 describe('memrl run alfworld (sim on the stand-in)', () => {
-  it('runs 2 epochs with validation before training and after each epoch; outputs say household-standin', () => {
-    const { code, stderr, work } = memrl(['--epochs', '2', '--batch-size', '3', '--method', 'memrl'], SIM.replace('VU', '1'));
+  it('runs 2 epochs with validation before training and after each epoch; outputs say household-standin', async () => {
+    const { code, stderr, work } = await memrl(['--epochs', '2', '--batch-size', '3', '--method', 'memrl'], SIM.replace('VU', '1'));
     expect(stderr).toContain('household-standin');
     expect(code).toBe(0);
     const root = join(work, 'results', 'alfworld');
@@ -46,8 +46,8 @@ describe('memrl run alfworld (sim on the stand-in)', () => {
     expect(rows.some((r) => !r.success)).toBe(true);
   }, 120_000);
 
-  it('passk: one attempt per unsolved game per epoch', () => {
-    const { code, work } = memrl(['--epochs', '2', '--method', 'passk', '--no-run-validation'], SIM.replace('VU', '1'));
+  it('passk: one attempt per unsolved game per epoch', async () => {
+    const { code, work } = await memrl(['--epochs', '2', '--method', 'passk', '--no-run-validation'], SIM.replace('VU', '1'));
     expect(code).toBe(0);
     const root = join(work, 'results', 'alfworld');
     const rows = readFileSync(join(root, readdirSync(root)[0]!, 'outcomes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
@@ -57,40 +57,40 @@ describe('memrl run alfworld (sim on the stand-in)', () => {
     for (const id of attempted2) expect(solved1.has(id)).toBe(false);
   }, 120_000);
 
-  it('a game file that does not exist gives one clear line', () => {
-    const { code, stderr } = memrl(['--game-file', 'standin/train/pick_and_place/0042'], SIM.replace('VU', '1'));
+  it('a game file that does not exist gives one clear line', async () => {
+    const { code, stderr } = await memrl(['--game-file', 'standin/train/pick_and_place/0042'], SIM.replace('VU', '1'));
     expect(code).not.toBe(0);
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/--game-file: game file standin\/train\/pick_and_place\/0042 does not exist/);
   }, 60_000);
 
-  it('a split with no games gives one clear line', () => {
-    const { code, stderr } = memrl(['--split', 'valid_unseen'], SIM.replace('VU', '0'));
+  it('a split with no games gives one clear line', async () => {
+    const { code, stderr } = await memrl(['--split', 'valid_unseen'], SIM.replace('VU', '0'));
     expect(code).not.toBe(0);
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ALFWorld valid_unseen split has no games');
   }, 60_000);
 
-  it('a train split with no games gives one clear line', () => {
-    const { code, stderr } = memrl([], SIM.replace('VU', '1').replace('train: 1', 'train: 0'));
+  it('a train split with no games gives one clear line', async () => {
+    const { code, stderr } = await memrl([], SIM.replace('VU', '1').replace('train: 1', 'train: 0'));
     expect(code).toBe(2);
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ALFWorld train split has no games (household-standin)');
   }, 60_000);
 
-  it('--env alfworld without the package stops at once with the install commands', () => {
-    const { code, stderr, work } = memrl(['--env', 'alfworld', '--env-config', 'env.yaml'], 'llm: {provider: sim}\nembedding: {provider: local}\n');
+  it('--env alfworld without the package stops at once with the install commands', async () => {
+    const { code, stderr, work } = await memrl(['--env', 'alfworld', '--env-config', 'env.yaml'], 'llm: {provider: sim}\nembedding: {provider: local}\n');
     void work;
     expect(code).not.toBe(0);
     // env.yaml is missing here: that is reported first; with it present the install line follows (next test).
     expect(stderr).toMatch(/env\.yaml does not exist/);
   }, 60_000);
 
-  it('--env alfworld with an env config but no package: one line with pip install alfworld && alfworld-download', () => {
-    const { code, stderr } = memrl(['--env', 'alfworld', '--env-config', 'env.yaml'], 'llm: {provider: sim}\nembedding: {provider: local}\n', { 'env.yaml': 'dataset: {data_path: /nowhere}\n' });
+  it('--env alfworld with an env config but no package: one line with pip install alfworld && alfworld-download', async () => {
+    const { code, stderr } = await memrl(['--env', 'alfworld', '--env-config', 'env.yaml'], 'llm: {provider: sim}\nembedding: {provider: local}\n', { 'env.yaml': 'dataset: {data_path: /nowhere}\n' });
     expect(code).not.toBe(0);
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

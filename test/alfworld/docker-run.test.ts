@@ -5,7 +5,6 @@
  * the run goes on, nothing is left on the engine. Outside CI a missing engine or
  * image skips; under CI=true it fails.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +17,7 @@ import { defaultMemoryParams } from '../../src/memory/params.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { runBenchmark } from '../../src/runner/run.js';
 import { sharedDataDir } from '../../src/util/paths.js';
+import { runAsync } from '../helpers/cli.js';
 import { leftoverContainers, requireEngine } from '../helpers/require-engine.js';
 import { dockerSettings, STANDIN_IMAGE } from './docker-helpers.js';
 
@@ -37,13 +37,13 @@ memrl:
     games_per_type: {train: 1, valid_seen: 1, valid_unseen: 1}
 `;
 
-function memrl(work: string, args: string[]): { code: number | null; stderr: string; dir: string } {
+async function memrl(work: string, args: string[]): Promise<{ code: number | null; stderr: string; dir: string }> {
   writeFileSync(join(work, 'run.mts'), `import { main } from ${JSON.stringify(MAIN)};\nawait main(process.argv);\n`);
   writeFileSync(join(work, 'cfg.yaml'), YAML);
-  const r = spawnSync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', ...args], { cwd: work, encoding: 'utf8', timeout: 240_000 });
+  const r = await runAsync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', ...args], { cwd: work, timeoutMs: 240_000 });
   const results = join(work, 'results', 'alfworld');
   const runs = readdirSync(results);
-  return { code: r.status, stderr: r.stderr, dir: join(results, runs[0]!) };
+  return { code: r.code, stderr: r.stderr, dir: join(results, runs[0]!) };
 }
 
 /** Outcome rows without wall-clock fields. */
@@ -59,9 +59,9 @@ describe.skipIf(engineReq.skip)('memrl run alfworld --evaluator docker', () => {
 
   it('gives the same outcome matrix and metrics as the local bridge (sim, 2 epochs, 2 bridges), labelled household-standin; no container left', async () => {
     const args = ['--epochs', '2', '--limit', '4', '--concurrency', '2', '--method', 'memrl'];
-    const local = memrl(mkdtempSync(join(root, 'local-')), args);
+    const local = await memrl(mkdtempSync(join(root, 'local-')), args);
     expect(local.code, local.stderr).toBe(0);
-    const docker = memrl(mkdtempSync(join(root, 'docker-')), [...args, '--evaluator', 'docker']);
+    const docker = await memrl(mkdtempSync(join(root, 'docker-')), [...args, '--evaluator', 'docker']);
     expect(docker.code, docker.stderr).toBe(0);
     expect(docker.stderr).toContain('household-standin');
 
@@ -82,12 +82,12 @@ describe.skipIf(engineReq.skip)('memrl run alfworld --evaluator docker', () => {
     ['a missing image', YAML.replace('memrl:\n', 'memrl:\n  evaluator: {docker: {images: {alfworld: memrl/no-such-image:latest}}}\n'), [], /^memrl: image memrl\/no-such-image:latest is not on the container engine at .*scripts\/build-images\.sh/],
     ['no engine', YAML, ['--docker-host', 'unix:///nonexistent/engine.sock'], /^memrl: no container engine at unix:\/\/\/nonexistent\/engine\.sock \(no such socket\)/],
     ['a game file that does not exist', YAML, ['--game-file', 'standin/train/pick_and_place/0042'], /^memrl: --game-file: game file standin\/train\/pick_and_place\/0042 does not exist/],
-  ] as const)('%s stops the run with one clear line', (_what, yaml, extra, line) => {
+  ] as const)('%s stops the run with one clear line', async (_what, yaml, extra, line) => {
     const work = mkdtempSync(join(root, 'oneline-'));
     writeFileSync(join(work, 'run.mts'), `import { main } from ${JSON.stringify(MAIN)};\nawait main(process.argv);\n`);
     writeFileSync(join(work, 'cfg.yaml'), yaml);
-    const r = spawnSync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', '--evaluator', 'docker', '--limit', '1', ...extra], { cwd: work, encoding: 'utf8', timeout: 120_000 });
-    expect(r.status).toBe(2);
+    const r = await runAsync(TSX, ['run.mts', 'run', 'alfworld', '--config', 'cfg.yaml', '--evaluator', 'docker', '--limit', '1', ...extra], { cwd: work, timeoutMs: 120_000 });
+    expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(line);

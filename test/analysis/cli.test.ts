@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunAnalysis } from '../../src/analysis/analyze.js';
-import { assertBuilt, runMemrl, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
 import { tempDir } from '../helpers/temp.js';
 import { readWithTensorBoard, requireTensorBoard } from '../helpers/tensorboard-reader.js';
@@ -36,9 +36,8 @@ let noisy: string;
 
 beforeAll(async () => {
   assertBuilt();
-  // Not spawnSync: three runs in a row kept the worker from answering vitest for over 60 s on a slow machine.
   const run = async (out: string, extra: string[]): Promise<void> => {
-    const r = await runMemrlAsync(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work });
+    const r = await runMemrl(['run', 'bcb', '--limit', '6', '--epochs', '3', '--seed', '5', '--output-dir', out, ...extra], { cwd: work });
     if (r.code !== 0) throw new Error(`memrl run failed (${r.code}): ${r.stderr}`);
   };
   await run('clean', []);
@@ -50,8 +49,8 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('memrl analyze', () => {
-  it('writes analysis.json into each run, computed from its rows', () => {
-    const r = runMemrl(['analyze', join(work, 'clean')], { cwd: work });
+  it('writes analysis.json into each run, computed from its rows', async () => {
+    const r = await runMemrl(['analyze', join(work, 'clean')], { cwd: work });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/q-critic +Q at retrieval vs episode success: Pearson/);
     expect(r.stdout).toMatch(/n\/a: none keeps no memory/);
@@ -68,10 +67,10 @@ describe('memrl analyze', () => {
     expect(existsSync(join(none, 'analysis.json'))).toBe(true);
   });
 
-  it('says in one line when a folder holds no run', () => {
+  it('says in one line when a folder holds no run', async () => {
     const empty = join(work, 'empty');
     mkdirSync(empty, { recursive: true });
-    const r = runMemrl(['analyze', empty], { cwd: work });
+    const r = await runMemrl(['analyze', empty], { cwd: work });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`${empty}: holds no memrl run folder`);
@@ -124,8 +123,8 @@ describe('--reward-noise', () => {
     expect(manifest.config.memrl.reward_noise).toBe(0.5);
   });
 
-  it('a resume with another noise level is refused', () => {
-    const r = runMemrl(['run', 'bcb', '--resume', noisy, '--reward-noise', '0.1'], { cwd: work });
+  it('a resume with another noise level is refused', async () => {
+    const r = await runMemrl(['run', 'bcb', '--resume', noisy, '--reward-noise', '0.1'], { cwd: work });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/reward_noise/);
   });

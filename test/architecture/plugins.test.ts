@@ -17,7 +17,7 @@ const METHOD_PLUGIN = resolve('examples/plugins/recent-successes/index.ts');
 let work: string;
 const runs: Record<string, string> = {};
 
-function memrl(args: string[]): CliResult {
+function memrl(args: string[]): Promise<CliResult> {
   return runMemrl(args, { cwd: work, timeoutMs: 120_000 });
 }
 
@@ -35,7 +35,7 @@ function expectOneLine(r: CliResult, module: string, what: RegExp): void {
   expect(r.stderr).toMatch(what);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   assertBuilt();
   work = tempDir('memrl-plugins-');
   const base = ['--plugin', BENCH_PLUGIN, '--epochs', '2', '--output-dir', 'results'];
@@ -43,7 +43,7 @@ beforeAll(() => {
     ['memrl', ['--method', 'memrl']],
     ['recent', ['--plugin', METHOD_PLUGIN, '--method', 'recent']],
   ] as const) {
-    const r = memrl(['run', 'arithmetic', ...base, ...extra]);
+    const r = await memrl(['run', 'arithmetic', ...base, ...extra]);
     expect(r.stderr).toContain('done: 2/2 epoch(s)');
     expect(r.code).toBe(0);
     runs[name] = runFolder(r);
@@ -80,46 +80,46 @@ describe('example plug-ins, end to end through the CLI', () => {
     expect(rows.filter((r) => r.phase === 'train' && r.epoch === 2).every((r) => r.retrievedIds.length > 0)).toBe(true);
   });
 
-  it('memrl table and memrl report show them by their display names, without loading the plug-ins', () => {
-    const table = memrl(['table', 'results']);
+  it('memrl table and memrl report show them by their display names, without loading the plug-ins', async () => {
+    const table = await memrl(['table', 'results']);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/\| Method \| Arithmetic Last \| Arithmetic CSR \|/);
     expect(table.stdout).toMatch(/^\| MemRL \|/m);
     expect(table.stdout).toMatch(/^\| Recent successes \|/m);
-    const report = memrl(['report', 'results', '--out', 'report.html']);
+    const report = await memrl(['report', 'results', '--out', 'report.html']);
     expect(report.code).toBe(0);
     const html = readFileSync(join(work, 'report.html'), 'utf8');
     expect(html).toContain('Arithmetic');
     expect(html).toContain('Recent successes');
   });
 
-  it('memrl compare gates a plug-in run like any other', () => {
-    const same = memrl(['compare', runs.memrl!, runs.memrl!]);
+  it('memrl compare gates a plug-in run like any other', async () => {
+    const same = await memrl(['compare', runs.memrl!, runs.memrl!]);
     expect(same.code).toBe(0);
     expect(same.stdout + same.stderr).toContain('arithmetic');
-    const different = memrl(['compare', runs.memrl!, runs.recent!]);
+    const different = await memrl(['compare', runs.memrl!, runs.recent!]);
     expect(different.code).toBe(2);
     expect(different.stderr).toMatch(/method/);
   });
 
-  it('help, config and --explain list the plug-in benchmark, its flags and its config keys', () => {
-    const help = memrl(['run', '--help', '--plugin', BENCH_PLUGIN]);
+  it('help, config and --explain list the plug-in benchmark, its flags and its config keys', async () => {
+    const help = await memrl(['run', '--help', '--plugin', BENCH_PLUGIN]);
     expect(help.stdout).toMatch(/^\s+arithmetic \[options\]\s+Two-step arithmetic/m);
-    const runHelp = memrl(['run', 'arithmetic', '--help', '--plugin', BENCH_PLUGIN, '--plugin', METHOD_PLUGIN]);
+    const runHelp = await memrl(['run', 'arithmetic', '--help', '--plugin', BENCH_PLUGIN, '--plugin', METHOD_PLUGIN]);
     expect(runHelp.stdout).toContain('--problems <n>');
     expect(runHelp.stdout).toMatch(/choices: [^)]*"recent"/);
-    const explain = memrl(['config', '--explain', '--benchmark', 'arithmetic', '--plugin', BENCH_PLUGIN, '--plugin', METHOD_PLUGIN]);
+    const explain = await memrl(['config', '--explain', '--benchmark', 'arithmetic', '--plugin', BENCH_PLUGIN, '--plugin', METHOD_PLUGIN]);
     expect(explain.code).toBe(0);
     expect(explain.stdout).toMatch(/memrl\.arithmetic\.train\s+\(integer >= 1; default 40\) \[only arithmetic\]/);
     expect(explain.stdout).toMatch(/memrl\.recent\.k\s+\(integer >= 1; default 3\)/);
-    const derived = memrl(['config', '--benchmark', 'arithmetic', '--plugin', BENCH_PLUGIN, '--problems', '7', '--derived']);
+    const derived = await memrl(['config', '--benchmark', 'arithmetic', '--plugin', BENCH_PLUGIN, '--problems', '7', '--derived']);
     expect(derived.code).toBe(0);
     expect(derived.stdout).toMatch(/^bench:\n\s+train: 7$/m);
   });
 
-  it('memrl.plugins in a config file loads them too', () => {
+  it('memrl.plugins in a config file loads them too', async () => {
     writeFileSync(join(work, 'plug.yaml'), `llm:\n  provider: sim\nembedding:\n  provider: local\nmemrl:\n  limit: 4\n  plugins:\n    - ${BENCH_PLUGIN}\n`);
-    const r = memrl(['run', 'arithmetic', '--config', 'plug.yaml', '--epochs', '1', '--output-dir', 'results-config']);
+    const r = await memrl(['run', 'arithmetic', '--config', 'plug.yaml', '--epochs', '1', '--output-dir', 'results-config']);
     expect(r.stderr).toContain('done: 1/1 epoch(s)');
     expect(r.code).toBe(0);
   });
@@ -132,29 +132,29 @@ describe('bad plug-ins: one line naming the module, exit 2', () => {
     return path;
   };
 
-  it('a module that does not exist', () => {
-    expectOneLine(memrl(['run', '--help', '--plugin', 'no/such/plugin.js']), 'no/such/plugin.js', /no such file/);
+  it('a module that does not exist', async () => {
+    expectOneLine(await memrl(['run', '--help', '--plugin', 'no/such/plugin.js']), 'no/such/plugin.js', /no such file/);
   });
 
-  it('a module that throws while loading', () => {
+  it('a module that throws while loading', async () => {
     const p = write('throws.js', "throw new Error('boom at load');\n");
-    expectOneLine(memrl(['run', 'bcb', '--plugin', p]), p, /failed to load: boom at load/);
+    expectOneLine(await memrl(['run', 'bcb', '--plugin', p]), p, /failed to load: boom at load/);
   });
 
-  it('an export that does not satisfy the contract names the field', () => {
+  it('an export that does not satisfy the contract names the field', async () => {
     const p = write('lacks.mjs', "export default { kind: 'benchmark', name: 'lacks', displayName: 'Lacks', description: 'x', resolve: () => ({}) };\n");
-    expectOneLine(memrl(['run', '--help', '--plugin', p]), p, /benchmark "lacks" lacks `create`/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', p]), p, /benchmark "lacks" lacks `create`/);
     const m = write('badmethod.mjs', "export const m = { kind: 'method', name: 'Bad Name', displayName: 'B', description: 'x', create: () => ({}) };\n");
-    expectOneLine(memrl(['run', '--help', '--plugin', m]), m, /has a bad `name`/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', m]), m, /has a bad `name`/);
     const none = write('empty.mjs', 'export const nothing = 1;\n');
-    expectOneLine(memrl(['run', '--help', '--plugin', none]), none, /exports no benchmark or memory method/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', none]), none, /exports no benchmark or memory method/);
   });
 
-  it('two plug-ins with the same name, or one named like a built-in, are refused', () => {
-    const twice = memrl(['run', '--help', '--plugin', BENCH_PLUGIN, '--plugin', write('again.mts', `import a from '${BENCH_PLUGIN}';\nexport default { ...a };\n`)]);
+  it('two plug-ins with the same name, or one named like a built-in, are refused', async () => {
+    const twice = await memrl(['run', '--help', '--plugin', BENCH_PLUGIN, '--plugin', write('again.mts', `import a from '${BENCH_PLUGIN}';\nexport default { ...a };\n`)]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/the name `arithmetic` is already taken by plug-in/);
     const builtin = write('clash.mjs', "export default { kind: 'method', name: 'memrl', displayName: 'M', description: 'x', create: () => ({}) };\n");
-    expectOneLine(memrl(['run', '--help', '--plugin', builtin]), builtin, /the name `memrl` is already taken by a built-in method/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', builtin]), builtin, /the name `memrl` is already taken by a built-in method/);
   });
 });

@@ -51,14 +51,30 @@ describe('code extraction (bcb.extract-code)', () => {
 });
 
 describe('the syntax gate and the sanitizer (bcb.sanitize)', () => {
-  it('code that does not compile is a syntax error and is returned unsanitized', () => {
-    expect(prepareBcbCode('sql\nSELECT 1;', { sanitize: true })).toEqual({ code: 'sql\nSELECT 1;', syntaxOk: false });
+  it('code that does not compile is a syntax error and is returned unsanitized', async () => {
+    expect(await prepareBcbCode('sql\nSELECT 1;', { sanitize: true })).toEqual({ code: 'sql\nSELECT 1;', syntaxOk: false });
   });
 
-  it("reference: the code as extracted; memrl: BigCodeBench's sanitizer keeps imports and what the entry point reaches", () => {
+  it('calls made together each get their own answer (one interpreter serves them in turn)', async () => {
+    const snippets = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `def task_func(:\n    return ${i}` : `def task_func():\n    return ${i}\nprint(${i})`));
+    const got = await Promise.all(snippets.map((code) => prepareBcbCode(code, { sanitize: true })));
+    got.forEach((r, i) => {
+      if (i % 3 === 0) expect(r).toEqual({ code: snippets[i], syntaxOk: false });
+      else expect(r).toEqual({ code: `def task_func():\n    return ${i}`, syntaxOk: true });
+    });
+  });
+
+  it('a python that cannot run fails the call with its name, and the next call tries again', async () => {
+    const python = '/nonexistent/python3';
+    await expect(prepareBcbCode('x = 1', { sanitize: false, python })).rejects.toThrow(/cannot run \/nonexistent\/python3 for the BigCodeBench syntax check/);
+    await expect(prepareBcbCode('x = 1', { sanitize: false, python })).rejects.toThrow(/cannot run \/nonexistent\/python3/);
+    expect(await prepareBcbCode('x = 1', { sanitize: false })).toEqual({ code: 'x = 1', syntaxOk: true });
+  });
+
+  it("reference: the code as extracted; memrl: BigCodeBench's sanitizer keeps imports and what the entry point reaches", async () => {
     const code = 'import os\nLIMIT = 3\n\ndef helper(x):\n    return x * LIMIT\n\ndef unused():\n    pass\n\ndef task_func(x):\n    return helper(x)\n\nif __name__ == "__main__":\n    print(task_func(1))\n';
-    expect(prepareBcbCode(code, { sanitize: false })).toEqual({ code, syntaxOk: true });
-    expect(prepareBcbCode(code, { sanitize: true })).toEqual({
+    expect(await prepareBcbCode(code, { sanitize: false })).toEqual({ code, syntaxOk: true });
+    expect(await prepareBcbCode(code, { sanitize: true })).toEqual({
       code: 'import os\nLIMIT = 3\ndef helper(x):\n    return x * LIMIT\ndef task_func(x):\n    return helper(x)',
       syntaxOk: true,
     });
@@ -138,8 +154,8 @@ describe('configuration', () => {
   beforeAll(assertBuilt);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it("defaults to the full subset and accepts the reference's --memory_budget_tokens spelling", () => {
-    const r = runMemrl(['config', '--memory_budget_tokens', '300'], { cwd: work });
+  it("defaults to the full subset and accepts the reference's --memory_budget_tokens spelling", async () => {
+    const r = await runMemrl(['config', '--memory_budget_tokens', '300'], { cwd: work });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^\s+subset: full$/m);
     expect(r.stdout).toMatch(/^\s+memory_budget: 300$/m);

@@ -31,46 +31,46 @@ function expectOneLineError(r: { code: number | null; stderr: string }, pattern:
 beforeAll(assertBuilt);
 
 describe('memrl CLI: bad input', () => {
-  it('lists the valid methods for an unknown --method', () => {
-    expectOneLineError(memrl(['run', 'bcb', '--method', 'bogus']), /bogus.*none.*rag.*memp.*memrl/);
+  it('lists the valid methods for an unknown --method', async () => {
+    expectOneLineError(await memrl(['run', 'bcb', '--method', 'bogus']), /bogus.*none.*rag.*memp.*memrl/);
   });
 
-  it('names the file and key path of an unknown config key', () => {
+  it('names the file and key path of an unknown config key', async () => {
     writeFileSync(join(work, 'typo.yaml'), 'llm:\n  provider: sim\nmemory:\n  k_retreive: 5\n');
-    expectOneLineError(memrl(['run', 'bcb', '--config', 'typo.yaml']), /typo\.yaml.*memory\.k_retreive.*k_retrieve/);
+    expectOneLineError(await memrl(['run', 'bcb', '--config', 'typo.yaml']), /typo\.yaml.*memory\.k_retreive.*k_retrieve/);
   });
 
-  it('names a missing config file', () => {
-    expectOneLineError(memrl(['run', 'bcb', '--config', 'nope.yaml']), /nope\.yaml/);
+  it('names a missing config file', async () => {
+    expectOneLineError(await memrl(['run', 'bcb', '--config', 'nope.yaml']), /nope\.yaml/);
   });
 
-  it('names a missing data file and says how to get the data', () => {
-    expectOneLineError(memrl(['run', 'bcb', '--data-path', 'missing.jsonl.gz', '--limit', '1']), /missing\.jsonl\.gz.*(hub|MEMRL_DATA_DIR|--data-path)/);
+  it('names a missing data file and says how to get the data', async () => {
+    expectOneLineError(await memrl(['run', 'bcb', '--data-path', 'missing.jsonl.gz', '--limit', '1']), /missing\.jsonl\.gz.*(hub|MEMRL_DATA_DIR|--data-path)/);
   });
 
-  it('names the file and line of a malformed JSONL line', () => {
+  it('names the file and line of a malformed JSONL line', async () => {
     const first = readFirstTask();
     writeFileSync(join(work, 'broken.jsonl.gz'), gzipSync(`${first}\n{"task_id": "BigCodeBench/1", oops\n`));
     expectOneLineError(
-      memrl(['run', 'bcb', '--data-path', 'broken.jsonl.gz', '--split-file', 'none', '--limit', '1']),
+      await memrl(['run', 'bcb', '--data-path', 'broken.jsonl.gz', '--split-file', 'none', '--limit', '1']),
       /broken\.jsonl\.gz line 2/,
     );
   });
 
-  it("accepts the reference's own rl_bcb_config.yaml and asks for a key when none is set", () => {
+  it("accepts the reference's own rl_bcb_config.yaml and asks for a key when none is set", async () => {
     const ref = join(sharedDataDir(), 'reference-configs', 'rl_bcb_config.yaml');
-    expectOneLineError(memrl(['run', 'bcb', '--config', ref, '--split', 'instruct', '--epochs', '10']), /OPENAI_API_KEY/);
-    const shown = memrl(['config', ref]);
+    expectOneLineError(await memrl(['run', 'bcb', '--config', ref, '--split', 'instruct', '--epochs', '10']), /OPENAI_API_KEY/);
+    const shown = await memrl(['config', ref]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('sim_norm_mean: 0.31');
   });
 
-  it('rejects a non-numeric --epochs', () => {
-    expectOneLineError(memrl(['run', 'bcb', '--epochs', 'abc']), /--epochs/);
+  it('rejects a non-numeric --epochs', async () => {
+    expectOneLineError(await memrl(['run', 'bcb', '--epochs', 'abc']), /--epochs/);
   });
 
-  it('explains every run flag with its default in --help', () => {
-    const r = memrl(['run', 'bcb', '--help']);
+  it('explains every run flag with its default in --help', async () => {
+    const r = await memrl(['run', 'bcb', '--help']);
     expect(r.code).toBe(0);
     for (const flag of ['--config', '--subset', '--split', '--epochs', '--split-file', '--data-path', '--retrieve-threshold', '--retrieve-k', '--memory-budget', '--eval-timeout', '--output-dir', '--temperature', '--max-tokens', '--method', '--concurrency', '--limit', '--seed', '--run-validation', '--resume']) {
       expect(r.stdout).toContain(flag);
@@ -86,7 +86,7 @@ function readFirstTask(): string {
 }
 
 describe('memrl memory replay', () => {
-  it('reproduces the worked Phase B vector and the Q test vector from a JSON-lines script', () => {
+  it('reproduces the worked Phase B vector and the Q test vector from a JSON-lines script', async () => {
     // Keys at cosines .80, .70, .70 to the query (1, 0).
     const at = (c: number) => [c, Math.sqrt(1 - c * c)];
     const ops = [
@@ -100,7 +100,7 @@ describe('memrl memory replay', () => {
       { op: 'update', ids: ['A'], success: false },
     ];
     writeFileSync(join(work, 'ops.jsonl'), ops.map((o) => JSON.stringify(o)).join('\n') + '\n');
-    const r = memrl(['memory', 'replay', 'ops.jsonl']);
+    const r = await memrl(['memory', 'replay', 'ops.jsonl']);
     expect(r.code).toBe(0);
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(out[0].selected.map((s: { id: string }) => s.id)).toEqual(['B', 'A']);
@@ -110,9 +110,9 @@ describe('memrl memory replay', () => {
     expect(out.slice(1).map((o: { q: { A: number } }) => o.q.A)).toEqual([expect.closeTo(0.3, 9), expect.closeTo(0.51, 9), expect.closeTo(0.057, 9)]);
   });
 
-  it('names the file and line of a bad op', () => {
+  it('names the file and line of a bad op', async () => {
     writeFileSync(join(work, 'bad-ops.jsonl'), '{"op":"insert","id":"m1","key":"k","embedding":[1,0],"q":0,"success":true}\n{"op":"teleport"}\n');
-    expectOneLineError(memrl(['memory', 'replay', 'bad-ops.jsonl']), /bad-ops\.jsonl.*2/);
+    expectOneLineError(await memrl(['memory', 'replay', 'bad-ops.jsonl']), /bad-ops\.jsonl.*2/);
   });
 });
 
@@ -124,13 +124,13 @@ describe('memrl run bcb end to end (sim model, real sandbox)', () => {
     if (!bw.ok) throw new Error(`bubblewrap sandbox unavailable: ${bw.reason}`);
   });
 
-  it('writes a complete, readable result folder and resumes to more epochs', () => {
+  it('writes a complete, readable result folder and resumes to more epochs', async () => {
     // A sim run whose config carries a (fake) secret: it must not leak into any output.
     writeFileSync(
       join(work, 'e2e.yaml'),
       `llm:\n  provider: sim\n  model: sim\n  api_key: ${secret}\nembedding:\n  provider: local\n  api_key: ${secret}\nexperiment:\n  experiment_name: e2e\n`,
     );
-    const r = memrl(['run', 'bcb', '--config', 'e2e.yaml', '--epochs', '2', '--limit', '3', '--run-validation', '--output-dir', 'out']);
+    const r = await memrl(['run', 'bcb', '--config', 'e2e.yaml', '--epochs', '2', '--limit', '3', '--run-validation', '--output-dir', 'out']);
     expect(r.stderr).toMatch(/done: 2\/2/);
     expect(r.code).toBe(0);
     const runs = readdirSync(join(work, 'out', 'bcb'));
@@ -147,7 +147,7 @@ describe('memrl run bcb end to end (sim model, real sandbox)', () => {
     expect(rows.filter((x) => x.phase === 'train')).toHaveLength(6);
     expect(rows.every((x) => ['pass', 'fail', 'timeout', 'syntax_error', 'runtime_error'].includes(x.status))).toBe(true);
 
-    const again = memrl(['run', 'bcb', '--config', 'e2e.yaml', '--epochs', '3', '--limit', '3', '--run-validation', '--output-dir', 'out', '--resume', dir]);
+    const again = await memrl(['run', 'bcb', '--config', 'e2e.yaml', '--epochs', '3', '--limit', '3', '--run-validation', '--output-dir', 'out', '--resume', dir]);
     expect(again.stderr).toMatch(/done: 3\/3/);
     const rows3 = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
     expect(rows3.filter((x) => x.phase === 'train').map((x) => x.epoch)).toEqual([1, 1, 1, 2, 2, 2, 3, 3, 3]);
@@ -160,9 +160,9 @@ describe('memrl run bcb end to end (sim model, real sandbox)', () => {
     expect(r.stderr.includes(secret) || again.stderr.includes(secret)).toBe(false);
   }, 600_000);
 
-  it('refuses to resume a run with a different method', () => {
+  it('refuses to resume a run with a different method', async () => {
     const runs = readdirSync(join(work, 'out', 'bcb'));
     const dir = join(work, 'out', 'bcb', runs[0] as string);
-    expectOneLineError(memrl(['run', 'bcb', '--config', 'e2e.yaml', '--method', 'rag', '--limit', '3', '--resume', dir]), /method/);
+    expectOneLineError(await memrl(['run', 'bcb', '--config', 'e2e.yaml', '--method', 'rag', '--limit', '3', '--resume', dir]), /method/);
   });
 });

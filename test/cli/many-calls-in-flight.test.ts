@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-in-flight-'));
@@ -41,7 +41,7 @@ describe('a run with many model calls in flight', () => {
   it('prints no listener-leak warning, with or without a rate limit', async () => {
     for (const extra of [[], ['--rate-limit', '2000']]) {
       mostInFlight = 0;
-      const r = await runMemrlAsync(
+      const r = await runMemrl(
         ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'live.yaml', '--epochs', '1', '--batch-size', '48', '--concurrency', '24', '--no-run-validation', '--output-dir', `out${extra.length}`, ...extra],
         { cwd: work },
       );

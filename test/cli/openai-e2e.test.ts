@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-openai-e2e-'));
 const KEY = 'sk-loopback-secret-7731';
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return runMemrlAsync(args, { cwd: work, env });
+  return runMemrl(args, { cwd: work, env });
 }
 
 describe('memrl run bcb against an OpenAI-compatible endpoint', () => {

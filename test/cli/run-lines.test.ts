@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
-import { assertBuilt, MEMRL_BIN, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 import { chatCompletion, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-run-lines-'));
@@ -63,7 +63,7 @@ describe('the lines a run prints', () => {
     expect(ran).toBeLessThan(24);
     expect(stderr).toMatch(new RegExp(`interrupted: 0/1 epoch\\(s\\); last acc [0-9.]+ \\(epoch 1 unfinished: ${ran} of 24 tasks ran, the rest count as unsolved\\)`));
 
-    const resumed = await runMemrlAsync(['run', 'arithmetic', '--plugin', PLUGIN, '--resume', dir], { cwd: work });
+    const resumed = await runMemrl(['run', 'arithmetic', '--plugin', PLUGIN, '--resume', dir], { cwd: work });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/done: 1\/1 epoch\(s\); last acc [0-9.]+, CSR/);
     expect(resumed.stderr).not.toMatch(/unfinished/);
@@ -72,7 +72,7 @@ describe('the lines a run prints', () => {
   it('an epoch with episodes that ended in error: says how many, and only for that epoch', async () => {
     writeFileSync(join(work, 'flaky.yaml'), `llm: {provider: openai, base_url: "${server.url.replace(/\/v1$/, '/flaky/v1')}", model: loop-model, api_key: sk-loop, temperature: 0}\nembedding: {provider: local}\nmemrl:\n  arithmetic: {train: 6, valid: 0}\n`);
     flakyFrom = server.chatRequests().length;
-    const r = await runMemrlAsync(['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'flaky.yaml', '--epochs', '2', '--concurrency', '1', '--no-run-validation', '--output-dir', 'flaky'], { cwd: work });
+    const r = await runMemrl(['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'flaky.yaml', '--epochs', '2', '--concurrency', '1', '--no-run-validation', '--output-dir', 'flaky'], { cwd: work });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/epoch 1\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 5 {2}errors 1 train \(counted as unsolved; the log says why\)\n/);
     expect(r.stderr).toMatch(/epoch 2\/2: acc [0-9.]+ {2}CSR [0-9.]+ {2}memories 11\n/);
@@ -87,7 +87,7 @@ describe('the lines a run prints', () => {
     // answered, and the next episode's agent call; its memory call is the first to fail.
     dyingFrom = server.chatRequests().length + 17;
     const args = ['run', 'arithmetic', '--plugin', PLUGIN, '--config', 'dying.yaml', '--epochs', '1', '--batch-size', '4', '--concurrency', '1', '--no-run-validation', '--output-dir', 'dying'];
-    const r = await runMemrlAsync(args, { cwd: work });
+    const r = await runMemrl(args, { cwd: work });
     expect(r.code).toBe(2);
     const dir = join(work, 'dying', 'arithmetic', readdirSync(join(work, 'dying', 'arithmetic'))[0]!);
     const last = r.stderr.trim().split('\n').at(-1)!;
@@ -102,7 +102,7 @@ describe('the lines a run prints', () => {
     expect(server.chatRequests().length - dyingFrom).toBeLessThanOrEqual(4);
 
     dyingFrom = Infinity;
-    const resumed = await runMemrlAsync(['run', 'arithmetic', '--plugin', PLUGIN, '--resume', dir], { cwd: work });
+    const resumed = await runMemrl(['run', 'arithmetic', '--plugin', PLUGIN, '--resume', dir], { cwd: work });
     expect(resumed.code).toBe(0);
     const rows = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;
     expect(rows).toHaveLength(24);

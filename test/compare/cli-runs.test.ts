@@ -3,7 +3,6 @@
  * BigCodeBench tests in the bubblewrap sandbox): the job of examples/ci/memrl-regression.yml.
  * Needs dist/ (npm test builds first) and a working sandbox. About 20 s.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +11,7 @@ import type { Comparison } from '../../src/compare/compare.js';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { checkJunit, expatParses } from './junit-check.js';
 import { compareCli, oneLine } from './helpers.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const bin = resolve('bin/memrl.js');
 const committedBaseline = resolve('examples/ci/baseline.json');
@@ -19,14 +19,9 @@ const work = mkdtempSync(join(tmpdir(), 'memrl-compare-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The workflow's job: `memrl run bcb --subset hard --limit 5 --epochs 2 --seed 2`, plus extra flags. Returns the run folder. */
-function runBcb(out: string, extra: string[] = []): string {
-  const r = spawnSync(process.execPath, [bin, 'run', 'bcb', '--subset', 'hard', '--limit', '5', '--epochs', '2', '--seed', '2', '--output-dir', out, ...extra], {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, OPENAI_API_KEY: '' },
-    timeout: 240_000,
-  });
-  if (r.status !== 0) throw new Error(`memrl run failed (${r.status}): ${r.stderr}`);
+async function runBcb(out: string, extra: string[] = []): Promise<string> {
+  const r = await runMemrl(['run', 'bcb', '--subset', 'hard', '--limit', '5', '--epochs', '2', '--seed', '2', '--output-dir', out, ...extra], { cwd: work, timeoutMs: 240_000 });
+  if (r.code !== 0) throw new Error(`memrl run failed (${r.code}): ${r.stderr}`);
   const dir = join(work, out, 'bcb');
   return join(dir, readdirSync(dir)[0]!);
 }
@@ -44,9 +39,9 @@ beforeAll(async () => {
   if (!existsSync(bin) || !existsSync(resolve('dist/src/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
   const bw = await checkBwrap();
   if (!bw.ok) throw new Error(`bubblewrap sandbox unavailable: ${bw.reason}`);
-  memrl1 = runBcb('ci-results');
-  memrl2 = runBcb('rerun');
-  none = runBcb('none', ['--method', 'none']);
+  memrl1 = await runBcb('ci-results');
+  memrl2 = await runBcb('rerun');
+  none = await runBcb('none', ['--method', 'none']);
 }, 600_000);
 
 describe('memrl compare on `memrl run bcb` runs', () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 
 const VECTORS = resolve('../shared/fidelity');
 const work = mkdtempSync(join(tmpdir(), 'memrl-fidelity-'));
@@ -17,9 +17,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A check of the whole folder: 17-35 s alone on a slow 2-core machine, over 60 s next to another test file. */
 const WHOLE_FOLDER_MS = 240_000;
-// Not spawnSync: a whole-folder check takes 20-70 s on a slow machine, and a worker
-// blocked that long misses vitest's calls (reported as unhandled errors).
-const memrl = (args: string[]) => runMemrlAsync(args, { cwd: work });
+const memrl = (args: string[]) => runMemrl(args, { cwd: work });
 
 /** A vector file's header line and vectors, read from the shared folder. */
 function vectorsOf(file: string): { header: string; lines: string[] } {

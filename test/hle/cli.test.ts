@@ -25,8 +25,8 @@ function runDir(out: string): string {
 }
 
 describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () => {
-  it('runs 2 epochs on the zstd fixture with validation and writes judge verdicts, labels and HLE TensorBoard tags', () => {
-    const r = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '2', '--train_valid_split', '0.5', '--limit', '20', '--output-dir', 'out']);
+  it('runs 2 epochs on the zstd fixture with validation and writes judge verdicts, labels and HLE TensorBoard tags', async () => {
+    const r = await memrl(['run', 'hle', '--train', ZSTD, '--epochs', '2', '--train_valid_split', '0.5', '--limit', '20', '--output-dir', 'out']);
     expect(r.stderr).toMatch(/done: 2\/2/);
     expect(r.code).toBe(0);
     const dir = runDir('out');
@@ -60,17 +60,17 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     for (const tag of ['Train/Section_Acc', 'Train/Cumulative_Acc', 'Evaluation/Acc', 'Valid/Cumulative_Acc']) expect(events).toContain(tag);
   }, 120_000);
 
-  it('gives the same outcomes for the snappy and the zstd file (same questions, same seed)', () => {
-    const a = memrl(['run', 'hle', '--train', SNAPPY, '--epochs', '1', '--output-dir', 'sn']);
-    const b = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--output-dir', 'zs']);
+  it('gives the same outcomes for the snappy and the zstd file (same questions, same seed)', async () => {
+    const a = await memrl(['run', 'hle', '--train', SNAPPY, '--epochs', '1', '--output-dir', 'sn']);
+    const b = await memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--output-dir', 'zs']);
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
     const pick = (out: string) => readOutcomeRows(join(runDir(out), 'outcomes.jsonl')).rows.map((x) => [x.taskId, x.status]);
     expect(pick('sn')).toEqual(pick('zs'));
   }, 120_000);
 
-  it('filters categories and caps from the command line (snake_case spellings too): categories one after another, or round-robin with hle.round-robin=memrl', () => {
-    const r = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--output-dir', 'cat']);
+  it('filters categories and caps from the command line (snake_case spellings too): categories one after another, or round-robin with hle.round-robin=memrl', async () => {
+    const r = await memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--output-dir', 'cat']);
     expect(r.code).toBe(0);
     const rows = readOutcomeRows(join(runDir('cat'), 'outcomes.jsonl')).rows;
     const run = JSON.parse(readFileSync(join(runDir('cat'), 'run.json'), 'utf8'));
@@ -78,27 +78,27 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     // The reference: Math's 3 questions, then Physics (the file's order), so the cap takes the first categories.
     expect(run.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math', 'math', 'math', 'phys']);
 
-    const rr = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--fidelity-switch', 'hle.round-robin=memrl', '--output-dir', 'cat-rr']);
+    const rr = await memrl(['run', 'hle', '--train', ZSTD, '--epochs', '1', '--categories', 'Math', 'Physics', '--num_train', '4', '--fidelity-switch', 'hle.round-robin=memrl', '--output-dir', 'cat-rr']);
     expect(rr.code).toBe(0);
     const runRr = JSON.parse(readFileSync(join(runDir('cat-rr'), 'run.json'), 'utf8'));
     expect(runRr.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math', 'phys', 'math', 'phys']);
   }, 120_000);
 
-  it("the YAML's hle_categories / hle_category_ratio apply only with hle.category-defaults=memrl (the reference's CLI defaults win)", () => {
+  it("the YAML's hle_categories / hle_category_ratio apply only with hle.category-defaults=memrl (the reference's CLI defaults win)", async () => {
     writeFileSync(join(work, 'cats.yaml'), 'llm:\n  provider: sim\nembedding:\n  provider: local\nexperiment:\n  hle_categories: [Math]\n  hle_category_ratio: 0.5\n');
-    const ref = memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--output-dir', 'yaml-ref']);
+    const ref = await memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--output-dir', 'yaml-ref']);
     expect(ref.code, ref.stderr).toBe(0);
     const refRun = JSON.parse(readFileSync(join(runDir('yaml-ref'), 'run.json'), 'utf8'));
     expect(refRun.trainTaskIds).toHaveLength(20);
-    const own = memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--fidelity-switch', 'hle.category-defaults=memrl', '--output-dir', 'yaml-own']);
+    const own = await memrl(['run', 'hle', '--config', 'cats.yaml', '--train', ZSTD, '--epochs', '1', '--fidelity-switch', 'hle.category-defaults=memrl', '--output-dir', 'yaml-own']);
     expect(own.code, own.stderr).toBe(0);
     const ownRun = JSON.parse(readFileSync(join(runDir('yaml-own'), 'run.json'), 'utf8'));
     expect(ownRun.trainTaskIds.map((id: string) => id.split('-')[1])).toEqual(['math']);
   }, 120_000);
 
   for (const method of ['passk', 'reflection'] as const) {
-    it(`--method ${method}: later epochs retry only unsolved questions`, () => {
-      const r = memrl(['run', 'hle', '--train', ZSTD, '--epochs', '3', '--method', method, '--output-dir', method]);
+    it(`--method ${method}: later epochs retry only unsolved questions`, async () => {
+      const r = await memrl(['run', 'hle', '--train', ZSTD, '--epochs', '3', '--method', method, '--output-dir', method]);
       expect(r.code).toBe(0);
       const rows = readOutcomeRows(join(runDir(method), 'outcomes.jsonl')).rows.filter((x) => x.phase === 'train');
       const solvedBy = new Map<string, number>();
@@ -112,16 +112,16 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     }, 120_000);
   }
 
-  it('one-line errors: no --train, missing column, unknown category, bad ratio flag', () => {
+  it('one-line errors: no --train, missing column, unknown category, bad ratio flag', async () => {
     const oneLine = (r: { code: number | null; stderr: string }, re: RegExp) => {
       expect(r.code).not.toBe(0);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(re);
     };
-    oneLine(memrl(['run', 'hle', '--epochs', '1']), /gated.*--train/);
-    oneLine(memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
-    oneLine(memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
-    oneLine(memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);
+    oneLine(await memrl(['run', 'hle', '--epochs', '1']), /gated.*--train/);
+    oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
+    oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
+    oneLine(await memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);
   }, 120_000);
 });

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { startOpenAIServer, type OpenAITestServer, type ReceivedRequest } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-hle-openai-'));
 const KEY = 'sk-hle-loopback-4411';
@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return runMemrlAsync(args, { cwd: work, env });
+  return runMemrl(args, { cwd: work, env });
 }
 
 describe('memrl run hle against an OpenAI-compatible endpoint', () => {

@@ -22,23 +22,23 @@ function jsonl(path: string): Record<string, unknown>[] {
 beforeAll(assertBuilt);
 
 describe('memrl run llb (no server needed)', () => {
-  it('says how to start MariaDB when it is down', () => {
-    const r = memrl(['run', 'llb', '--task', 'db', '--limit', '2', '--epochs', '1', '--output-dir', 'out-down'], { MEMRL_MYSQL_SOCKET: join(work, 'no.sock') });
+  it('says how to start MariaDB when it is down', async () => {
+    const r = await memrl(['run', 'llb', '--task', 'db', '--limit', '2', '--epochs', '1', '--output-dir', 'out-down'], { MEMRL_MYSQL_SOCKET: join(work, 'no.sock') });
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/MariaDB is not running.*bash scripts\/setup\.sh mariadb/);
   });
 
-  it('rejects a Python-repr data file naming the usable files', () => {
-    const r = memrl(['run', 'llb', '--task', 'db', '--split-file', join(sharedDataDir(), 'llb', 'db_bench_data.json'), '--limit', '2', '--epochs', '1']);
+  it('rejects a Python-repr data file naming the usable files', async () => {
+    const r = await memrl(['run', 'llb', '--task', 'db', '--split-file', join(sharedDataDir(), 'llb', 'db_bench_data.json'), '--limit', '2', '--epochs', '1']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/db_train\.json, db_val\.json or db_bench_runtime_learning_data\.json/);
   });
 });
 
 describe.skipIf(req.skip)('memrl run llb --task db with the sim', () => {
-  it('runs 2 epochs of 5 tasks with validation; writes steps, tags and transcripts', () => {
-    const r = memrl(['run', 'llb', '--task', 'db', '--limit', '5', '--epochs', '2', '--run-validation', '--output-dir', 'out']);
+  it('runs 2 epochs of 5 tasks with validation; writes steps, tags and transcripts', async () => {
+    const r = await memrl(['run', 'llb', '--task', 'db', '--limit', '5', '--epochs', '2', '--run-validation', '--output-dir', 'out']);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     const runs = readdirSync(join(work, 'out', 'llb'));
@@ -61,8 +61,8 @@ describe.skipIf(req.skip)('memrl run llb --task db with the sim', () => {
     for (const tag of ['Train/Section_Success_Rate', 'Train/Section_Avg_Steps', 'Evaluation/Success_Rate/Validation']) expect(events).toContain(tag);
   });
 
-  it('check-gold llb --task db reports pass rate and vacuous checks', () => {
-    const r = memrl(['check-gold', 'llb', '--task', 'db', '--limit', '20', '-q']);
+  it('check-gold llb --task db reports pass rate and vacuous checks', async () => {
+    const r = await memrl(['check-gold', 'llb', '--task', 'db', '--limit', '20', '-q']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/passed \d+\/20/);
     expect(r.stdout).toMatch(/vacuous checks \(pass on an untouched environment\): 0/);
@@ -82,7 +82,7 @@ describe('memrl run llb --task os with the sim (real rootfs sandbox)', () => {
   it('runs shell episodes in the sandbox, scores them with the evaluation script, and writes transcripts', async () => {
     const { checkShellSandbox } = await import('../../src/env/shell/local.js');
     if (!(await checkShellSandbox()).ok) return;
-    const r = memrl(['run', 'llb', '--task', 'os', '--limit', '3', '--epochs', '2', '--output-dir', 'out-os']);
+    const r = await memrl(['run', 'llb', '--task', 'os', '--limit', '3', '--epochs', '2', '--output-dir', 'out-os']);
     expect(r.code).toBe(0);
     const dir = join(work, 'out-os', 'llb', readdirSync(join(work, 'out-os', 'llb'))[0]!);
     const train = jsonl(join(dir, 'outcomes.jsonl')).filter((o) => o.phase === 'train');

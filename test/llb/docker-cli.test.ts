@@ -3,7 +3,6 @@
  * as a user runs them (built bin/memrl.js): the run manifest names the engine, the
  * image and the server version, and the run removes its containers when it ends.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkShellSandbox } from '../../src/env/shell/local.js';
 import { listMemrlContainers } from '../../src/env/container/cleanup.js';
 import { requireDocker, TEST_DB_IMAGE, TEST_OS_IMAGE } from './require-docker.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const bin = resolve('bin/memrl.js');
 const work = mkdtempSync(join(tmpdir(), 'memrl-llb-docker-cli-'));
@@ -19,8 +19,7 @@ const db = await requireDocker(TEST_DB_IMAGE, 1);
 const os = await requireDocker(TEST_OS_IMAGE, 1);
 
 function memrl(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' }, timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, pid: r.pid };
+  return runMemrl(args, { cwd: work, timeoutMs: 300_000 });
 }
 
 async function leftovers(pid: number): Promise<string[]> {
@@ -53,7 +52,7 @@ describe.skipIf(db.skip || os.skip)('memrl llb --evaluator docker', () => {
   });
 
   it('run llb --task db: episodes on the server container, which is gone afterwards', async () => {
-    const r = memrl(['run', 'llb', '--task', 'db', '--config', 'docker.yaml', '--limit', '4', '--epochs', '1', '--output-dir', 'out-db']);
+    const r = await memrl(['run', 'llb', '--task', 'db', '--config', 'docker.yaml', '--limit', '4', '--epochs', '1', '--output-dir', 'out-db']);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     const dir = join(work, 'out-db', 'llb', readdirSync(join(work, 'out-db', 'llb'))[0]!);
@@ -67,7 +66,7 @@ describe.skipIf(db.skip || os.skip)('memrl llb --evaluator docker', () => {
   }, 120_000);
 
   it('run llb --task os: one container per task, none left afterwards', async () => {
-    const r = memrl(['run', 'llb', '--task', 'os', '--evaluator', 'docker', '--config', 'docker.yaml', '--limit', '3', '--epochs', '1', '--output-dir', 'out-os']);
+    const r = await memrl(['run', 'llb', '--task', 'os', '--evaluator', 'docker', '--config', 'docker.yaml', '--limit', '3', '--epochs', '1', '--output-dir', 'out-os']);
     expect(r.code).toBe(0);
     const dir = join(work, 'out-os', 'llb', readdirSync(join(work, 'out-os', 'llb'))[0]!);
     const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { evaluator: Record<string, unknown> };
@@ -77,14 +76,14 @@ describe.skipIf(db.skip || os.skip)('memrl llb --evaluator docker', () => {
     expect(await leftovers(r.pid!)).toEqual([]);
     // The sim is deterministic: the local sandbox must give the same outcomes.
     if ((await checkShellSandbox()).ok) {
-      const l = memrl(['run', 'llb', '--task', 'os', '--evaluator', 'local', '--config', 'docker.yaml', '--limit', '3', '--epochs', '1', '--output-dir', 'out-os-local']);
+      const l = await memrl(['run', 'llb', '--task', 'os', '--evaluator', 'local', '--config', 'docker.yaml', '--limit', '3', '--epochs', '1', '--output-dir', 'out-os-local']);
       expect(l.code).toBe(0);
       expect(statuses(dir)).toEqual(statuses(join(work, 'out-os-local', 'llb', readdirSync(join(work, 'out-os-local', 'llb'))[0]!)));
     }
   }, 120_000);
 
   it('check-gold llb --evaluator docker names the evaluator and reports', async () => {
-    const r = memrl(['check-gold', 'llb', '--task', 'db', '--evaluator', 'docker', '--image', TEST_DB_IMAGE, '--limit', '6', '-q']);
+    const r = await memrl(['check-gold', 'llb', '--task', 'db', '--evaluator', 'docker', '--image', TEST_DB_IMAGE, '--limit', '6', '-q']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/evaluator: docker, .*llb-db-mariadb.*server .*MariaDB/);
     expect(r.stdout).toMatch(/passed 6\/6/);

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
-import { assertBuilt, runMemrl, runMemrlAsync, type CliResult } from '../helpers/cli.js';
+import { assertBuilt, runMemrl, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const HLE = resolve('test/fixtures/hle/hle_snappy.parquet');
@@ -26,7 +26,7 @@ beforeAll(() => {
   writeFileSync(join(work, 'infer.yaml'), `${SIM}memrl:\n  mem0: {infer: true, limit: 3}\n`);
 });
 
-function memrl(args: string[], env: Record<string, string> = {}): CliResult {
+function memrl(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return runMemrl(args, { cwd: work, env, timeoutMs: 240_000 });
 }
 
@@ -83,8 +83,8 @@ describe.each([
   const tag = `${method}-${config.replace('.yaml', '')}`;
   let live: string;
 
-  beforeAll(() => {
-    const r = memrl(hle(method, `live-${tag}`, config));
+  beforeAll(async () => {
+    const r = await memrl(hle(method, `live-${tag}`, config));
     expect(r.stderr).toMatch(/done: 3\/3/);
     expect(r.code).toBe(0);
     live = onlyRun(`live-${tag}`, 'hle');
@@ -115,8 +115,8 @@ describe.each([
     }
   });
 
-  it('--replay gives the same outcomes, metrics and memories with zero calls', () => {
-    const r = memrl(hle(method, `replay-${tag}`, config, ['--replay', live]));
+  it('--replay gives the same outcomes, metrics and memories with zero calls', async () => {
+    const r = await memrl(hle(method, `replay-${tag}`, config, ['--replay', live]));
     expect(r.stderr).toMatch(/done: 3\/3/);
     const replayed = onlyRun(`replay-${tag}`, 'hle');
     const a = finalState(live);
@@ -129,15 +129,15 @@ describe.each([
     expect(summary.usage.total.calls).toBe(0);
   });
 
-  it('killed in the narrow windows and resumed, it ends where the uninterrupted run ends', () => {
+  it('killed in the narrow windows and resumed, it ends where the uninterrupted run ends', async () => {
     const out = `killed-${tag}`;
     // 3 barriers per epoch: the 5th barrier is in epoch 2, after its commit and before its journal line.
     for (const crash of ['barrier:5', 'journaled:4', 'checkpoint:1']) {
       const dir = existsSync(join(work, out, 'hle')) ? onlyRun(out, 'hle') : undefined;
-      const r = memrl([...hle(method, out, config), ...(dir ? ['--resume', dir] : [])], { MEMRL_CRASH_AT: crash });
+      const r = await memrl([...hle(method, out, config), ...(dir ? ['--resume', dir] : [])], { MEMRL_CRASH_AT: crash });
       expect(r.code, `${crash}: ${r.stderr}`).toBeNull(); // killed by its own SIGKILL
     }
-    const last = memrl([...hle(method, out, config), '--resume', onlyRun(out, 'hle')]);
+    const last = await memrl([...hle(method, out, config), '--resume', onlyRun(out, 'hle')]);
     expect(last.stderr).toMatch(/done: 3\/3/);
     const dir = onlyRun(out, 'hle');
     expect(finalState(dir)).toEqual(finalState(live));
@@ -150,8 +150,8 @@ describe.each([
 });
 
 describe('BCB (two tasks, sandboxed tests)', () => {
-  it.each(['selfrag', 'mem0'])('memrl run bcb --method %s', (method) => {
-    const r = memrl(['run', 'bcb', '--config', 'sim.yaml', '--method', method, '--limit', '2', '--epochs', '2', '--output-dir', `bcb-${method}`]);
+  it.each(['selfrag', 'mem0'])('memrl run bcb --method %s', async (method) => {
+    const r = await memrl(['run', 'bcb', '--config', 'sim.yaml', '--method', method, '--limit', '2', '--epochs', '2', '--output-dir', `bcb-${method}`]);
     expect(r.stderr).toMatch(/done: 2\/2/);
     expect(r.code).toBe(0);
     const dir = onlyRun(`bcb-${method}`, 'bcb');
@@ -170,13 +170,13 @@ describe('BCB (two tasks, sandboxed tests)', () => {
 });
 
 describe("Self-RAG's prompts are in the memory namespace of prompt packs", () => {
-  it('a pack overrides the gate prompt: other requests, same run otherwise; a bad placeholder is refused before the run', () => {
+  it('a pack overrides the gate prompt: other requests, same run otherwise; a bad placeholder is refused before the run', async () => {
     const pack = join(work, 'pack');
     mkdirSync(join(pack, 'memory'), { recursive: true });
     writeFileSync(join(pack, 'memory', 'selfrag-gate-system.md'), 'Decide whether to look at past attempts. Reply {"should_retrieve": true} or false, as JSON.\n');
     const args = (out: string, extra: string[] = []) => ['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', 'selfrag', '--epochs', '2', '--output-dir', out, ...extra];
-    expect(memrl(args('plain')).code).toBe(0);
-    expect(memrl(args('packed', ['--prompts', pack])).code).toBe(0);
+    expect((await memrl(args('plain'))).code).toBe(0);
+    expect((await memrl(args('packed', ['--prompts', pack]))).code).toBe(0);
     const gateKeys = (out: string): Set<string> =>
       new Set(
         lines(join(onlyRun(out, 'hle'), 'responses.jsonl'))
@@ -189,7 +189,7 @@ describe("Self-RAG's prompts are in the memory namespace of prompt packs", () =>
     expect([...packed].some((k) => plain.has(k))).toBe(false);
     expect(JSON.parse(readFileSync(join(onlyRun('packed', 'hle'), 'run.json'), 'utf8')).prompts.overrides).toEqual(['memory/selfrag-gate-system.md']);
     writeFileSync(join(pack, 'memory', 'selfrag-decision-user.md'), 'The candidates: {{candidates}}\n');
-    const bad = memrl(args('badpack', ['--prompts', pack]));
+    const bad = await memrl(args('badpack', ['--prompts', pack]));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/selfrag-decision-user\.md: placeholder \{\{candidates\}\} is not filled by memrl .*available: \{\{input\}\}/);
   });
@@ -201,9 +201,9 @@ describe('bad settings fail in one line naming the key', () => {
     ['selfrag', 'memrl:\n  selfrag: {top_k: 0}\n', /`memrl\.selfrag\.top_k` must be >= 1, got 0/],
     ['mem0', 'memrl:\n  mem0: {limit: 0}\n', /`memrl\.mem0\.limit` must be >= 1, got 0/],
     ['mem0', 'memrl:\n  mem0: {threshold: 1.5}\n', /`memrl\.mem0\.threshold` must be <= 1, got 1.5/],
-  ])('%s: %s', (method, yaml, message) => {
+  ])('%s: %s', async (method, yaml, message) => {
     writeFileSync(join(work, 'bad.yaml'), `${SIM}${yaml}`);
-    const r = memrl(['run', 'hle', '--config', 'bad.yaml', '--train', HLE, '--method', method, '--output-dir', 'bad']);
+    const r = await memrl(['run', 'hle', '--config', 'bad.yaml', '--train', HLE, '--method', method, '--output-dir', 'bad']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
@@ -215,15 +215,14 @@ describe('all eight methods in tables, reports and comparisons', () => {
   const METHODS = ['mem0', 'selfrag', 'passk', 'reflection', 'memrl', 'memp', 'rag', 'none'];
 
   beforeAll(async () => {
-    // Not spawnSync: eight runs in a row would keep the worker from answering vitest for over a minute on a slow machine.
     for (const m of METHODS) {
-      const r = await runMemrlAsync(['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', m, '--epochs', '2', '--output-dir', 'all'], { cwd: work });
+      const r = await runMemrl(['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', m, '--epochs', '2', '--output-dir', 'all'], { cwd: work });
       expect(r.code, r.stderr).toBe(0);
     }
   }, 300_000);
 
-  it('`memrl table --paper` has a row per method in the paper\'s order, then the paper\'s rows for HLE', () => {
-    const t = memrl(['table', 'all', '--paper', '--metric', 'last']);
+  it('`memrl table --paper` has a row per method in the paper\'s order, then the paper\'s rows for HLE', async () => {
+    const t = await memrl(['table', 'all', '--paper', '--metric', 'last']);
     expect(t.code).toBe(0);
     const rowNames = t.stdout
       .split('\n')
@@ -233,8 +232,8 @@ describe('all eight methods in tables, reports and comparisons', () => {
     expect(rowNames).toEqual(['No memory', 'RAG', 'MemP', 'MemRL', 'Reflection', 'Pass@k', 'Self-RAG', 'Mem0', 'MemP (paper)', 'MemRL (paper)']);
   });
 
-  it('`memrl report` and `memrl compare` name them', () => {
-    const r = memrl(['report', 'all', '--out', 'report.html']);
+  it('`memrl report` and `memrl compare` name them', async () => {
+    const r = await memrl(['report', 'all', '--out', 'report.html']);
     expect(r.code).toBe(0);
     const html = readFileSync(join(work, 'report.html'), 'utf8');
     for (const name of ['Self-RAG', 'Mem0']) expect(html).toContain(name);
@@ -242,7 +241,7 @@ describe('all eight methods in tables, reports and comparisons', () => {
     const selfragRun = runs.find((d) => d.includes('-selfrag-'))!;
     const mem0Run = runs.find((d) => d.includes('-mem0-'))!;
     // Different methods are compared only on purpose (--force).
-    const c = memrl(['compare', selfragRun, mem0Run, '--metric', 'last', '--force']);
+    const c = await memrl(['compare', selfragRun, mem0Run, '--metric', 'last', '--force']);
     expect([0, 1]).toContain(c.code);
     expect(c.stdout).toMatch(/baseline: .*\(1 run: selfrag, sim/);
     expect(c.stdout).toMatch(/candidate: .*\(1 run: mem0, sim/);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   assertBuilt();
   const bw = await checkBwrap();
   if (!bw.ok) throw new Error(`bubblewrap sandbox unavailable: ${bw.reason}`);
-  const r = memrl(['run', 'bcb', '--limit', '3', '--epochs', '2', '--output-dir', 'results']);
+  const r = await memrl(['run', 'bcb', '--limit', '3', '--epochs', '2', '--output-dir', 'results']);
   if (r.code !== 0) throw new Error(`memrl run failed (${r.code}): ${r.stderr.trim().split('\n').at(-1)}`);
   const runs = readdirSync(join(work, 'results', 'bcb'));
   runDir = join(work, 'results', 'bcb', runs[0]!);
@@ -50,14 +50,14 @@ describe('a result folder written by `memrl run bcb`', () => {
     expect(recs.map((r) => `${r.taskId}@${r.epoch}:${r.status}`)).toEqual(rows.map((r) => `${r.taskId}@${r.epoch}:${r.status}`));
   });
 
-  it.skipIf(!registered)('`memrl table` and `memrl export` work from the command line', () => {
-    const t = memrl(['table', 'results', '--format', 'csv']);
+  it.skipIf(!registered)('`memrl table` and `memrl export` work from the command line', async () => {
+    const t = await memrl(['table', 'results', '--format', 'csv']);
     expect(t.code).toBe(0);
     expect(csvRecords(t.stdout).map((r) => r.metric)).toEqual(['last', 'csr']);
-    const bad = memrl(['table', 'logs']);
+    const bad = await memrl(['table', 'logs']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    const e = memrl(['export', runDir, '--format', 'parquet', '--out', 'o.parquet']);
+    const e = await memrl(['export', runDir, '--format', 'parquet', '--out', 'o.parquet']);
     expect(e.code).toBe(0);
     expect(existsSync(join(work, 'o.parquet'))).toBe(true);
   });

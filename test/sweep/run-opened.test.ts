@@ -5,7 +5,6 @@
  * folder a worker cannot see is left to the first episode, which says why.
  * Real redis-server and a real run folder (ALFWorld's offline stand-in, sim model).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +15,7 @@ import { builtinRegistry } from '../../src/app/registry.js';
 import { openEpisodeQueue, runsChannel } from '../../src/sweep/episode-queue.js';
 import { QUEUE_PREFIX, queueTarget } from '../../src/sweep/queue.js';
 import { startWorker } from '../../src/sweep/worker.js';
+import { runAsync } from '../helpers/cli.js';
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -32,8 +32,8 @@ describe.skipIf(SKIP_REDIS)('a run that says it is open', () => {
 
   it('is opened by a listening worker before any episode is queued; a folder the worker cannot see is left alone', async () => {
     writeFileSync(join(work, 'cfg.yaml'), 'llm: {provider: sim}\nembedding: {provider: local}\nmemrl:\n  alfworld:\n    env: standin\n    games_per_type: {train: 1, valid_seen: 1, valid_unseen: 1}\n');
-    const made = spawnSync(process.execPath, [BIN, 'run', 'alfworld', '--config', 'cfg.yaml', '--epochs', '1', '--output-dir', 'out'], { cwd: work, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
-    expect(made.status, made.stderr).toBe(0);
+    const made = await runAsync(process.execPath, [BIN, 'run', 'alfworld', '--config', 'cfg.yaml', '--epochs', '1', '--output-dir', 'out'], { cwd: work, env: { ...process.env, OPENAI_API_KEY: '' } });
+    expect(made.code, made.stderr).toBe(0);
     const runDir = join(work, 'out', 'alfworld', readdirSync(join(work, 'out', 'alfworld'))[0]!);
 
     let log = '';

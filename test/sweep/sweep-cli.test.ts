@@ -9,10 +9,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SweepState } from '../../src/sweep/state.js';
-import { assertBuilt, MEMRL_BIN, runMemrl, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 
-/** A sweep run: not spawnSync, which would keep the worker from answering vitest for 40 s and more on a slow machine. */
-const sweep = (args: string[], cwd: string) => runMemrlAsync(['sweep', ...args], { cwd });
+const sweep = (args: string[], cwd: string) => runMemrl(['sweep', ...args], { cwd });
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
@@ -67,10 +66,10 @@ describe('memrl sweep, in one process', () => {
     expect(runFolders(dir)).toEqual(folders);
     expect(runFolders(dir).map((f) => statSync(join(f, 'outcomes.jsonl')).mtimeMs)).toEqual(before);
     // The folder is an ordinary results tree for the table.
-    const table = runMemrl(['table', dir], { cwd: work });
+    const table = await runMemrl(['table', dir], { cwd: work });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/\| MemRL \| .*\(n=2\)/);
-    const status = runMemrl(['sweep', 'status', dir], { cwd: work });
+    const status = await runMemrl(['sweep', 'status', dir], { cwd: work });
     expect(status.stdout).toMatch(/4 complete of 4 cells/);
   }, 300_000);
 
@@ -133,9 +132,9 @@ describe.skipIf(SKIP_REDIS)('memrl sweep --queue with memrl workers on Redis', (
     for (const w of workers) w.kill('SIGKILL');
   });
 
-  it('an unreachable Redis is one line naming the URL, within 10 s, and no sweep folder', () => {
+  it('an unreachable Redis is one line naming the URL, within 10 s, and no sweep folder', async () => {
     const started = Date.now();
-    const r = runMemrl(['sweep', sweepFile('nowhere', 2, 1), '--output-dir', join(work, 'q0'), '--queue', 'redis://:secret@127.0.0.1:9'], { cwd: work });
+    const r = await runMemrl(['sweep', sweepFile('nowhere', 2, 1), '--output-dir', join(work, 'q0'), '--queue', 'redis://:secret@127.0.0.1:9'], { cwd: work });
     expect(r.code).toBe(2);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.stderr.trim().split('\n')).toEqual(['memrl: redis://:***@127.0.0.1:9: Redis not reachable (ECONNREFUSED); start it (bash scripts/setup.sh redis) or fix the URL']);

@@ -9,7 +9,7 @@ import { builtinRegistry } from '../../src/app/registry.js';
 import { QUEUE_PREFIX, queueTarget } from '../../src/sweep/queue.js';
 import type { QueueStatus } from '../../src/sweep/queue-status.js';
 import { startWorker, type RunningWorker } from '../../src/sweep/worker.js';
-import { assertBuilt, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, runMemrl } from '../helpers/cli.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 
 describe.skipIf(SKIP_REDIS)('memrl worker status', () => {
@@ -31,7 +31,7 @@ describe.skipIf(SKIP_REDIS)('memrl worker status', () => {
   });
 
   it('lists the queues with their jobs and the workers listening, and names what no worker can take', async () => {
-    const r = await runMemrlAsync(['worker', 'status', '--queue', redis.url], { cwd: process.cwd() });
+    const r = await runMemrl(['worker', 'status', '--queue', redis.url], { cwd: process.cwd() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^cells-mariadb +1 +0 +0 +0 +0 +0$/m);
     expect(r.stdout).toMatch(/^episodes +0 +0 +0 +0 +0 +1$/m);
@@ -40,7 +40,7 @@ describe.skipIf(SKIP_REDIS)('memrl worker status', () => {
   }, 60_000);
 
   it('gives the same as JSON', async () => {
-    const r = await runMemrlAsync(['worker', 'status', '--queue', redis.url, '--json'], { cwd: process.cwd() });
+    const r = await runMemrl(['worker', 'status', '--queue', redis.url, '--json'], { cwd: process.cwd() });
     expect(r.code, r.stderr).toBe(0);
     const st = JSON.parse(r.stdout) as QueueStatus;
     expect(st.queues.find((q) => q.queue === 'cells-mariadb')).toMatchObject({ needs: ['mariadb'], waiting: 1, workers: [] });
@@ -49,7 +49,7 @@ describe.skipIf(SKIP_REDIS)('memrl worker status', () => {
   }, 60_000);
 
   it('fails in one line naming the URL when nothing answers there', async () => {
-    const r = await runMemrlAsync(['worker', 'status', '--queue', 'redis://127.0.0.1:1'], { cwd: process.cwd() });
+    const r = await runMemrl(['worker', 'status', '--queue', 'redis://127.0.0.1:1'], { cwd: process.cwd() });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^memrl: redis:\/\/127\.0\.0\.1:1: Redis not reachable \(ECONNREFUSED\)/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -93,18 +93,18 @@ const CASES: Case[] = [
   { name: 'a gold check of zero tasks', args: ['check-gold', 'bcb', '--limit', '0'], code: 2, line: /--limit <n>' argument '0' is invalid/ },
 ];
 
-beforeAll(() => {
+beforeAll(async () => {
   assertBuilt();
   work = tempDir('memrl-badinput-');
-  const r = runMemrl(['run', 'hle', '--train', HLE, '--limit', '3', '--epochs', '1', '--output-dir', 'results'], { cwd: work });
+  const r = await runMemrl(['run', 'hle', '--train', HLE, '--limit', '3', '--epochs', '1', '--output-dir', 'results'], { cwd: work });
   expect(r.code).toBe(0);
   goodRun = /^results: (\S+)$/m.exec(r.stdout)![1]!;
 }, 120_000);
 
 describe('bad input: one line naming what to fix, the right exit code, earlier results untouched', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const before = digest(join(work, 'results'));
-    const r = runMemrl(typeof c.args === 'function' ? c.args() : c.args, { cwd: work, env: c.env ?? {}, timeoutMs: 60_000 });
+    const r = await runMemrl(typeof c.args === 'function' ? c.args() : c.args, { cwd: work, env: c.env ?? {}, timeoutMs: 60_000 });
     const lines = r.stderr.trim().split('\n').filter(Boolean);
     expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(c.line);

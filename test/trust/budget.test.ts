@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { chatCompletion, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-budget-'));
 let server: OpenAITestServer;
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return runMemrlAsync(args, { cwd: work, env: { LOOP_KEY: 'sk-budget-test-1' } });
+  return runMemrl(args, { cwd: work, env: { LOOP_KEY: 'sk-budget-test-1' } });
 }
 
 const json = (dir: string, f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));

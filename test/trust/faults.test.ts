@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { ALL_FAULTS, errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-faults-'));
 const MAX_RETRIES = 2;
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return runMemrlAsync(args, { cwd: work, env: { TEST_KEY: 'sk-fault-test-key-1' } });
+  return runMemrl(args, { cwd: work, env: { TEST_KEY: 'sk-fault-test-key-1' } });
 }
 
 describe('memrl run bcb through a faulty endpoint (20% faults)', () => {

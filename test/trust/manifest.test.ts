@@ -4,7 +4,6 @@
  * LLB db: the MariaDB server; LLB os: which root filesystem), the model, and the
  * tasks that were blocked or could not be scored, with reasons.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,15 +15,16 @@ import { rootfsIdentity } from '../../src/env/shell/rootfs.js';
 import { checkMariadb } from '../../src/env/sql/local.js';
 import { packageRoot, sharedDataDir } from '../../src/util/paths.js';
 import { requireMariadb } from '../llb/require-mariadb.js';
+import { MEMRL_BIN, runAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-manifest-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
+/** `memrl <args>` in this process's environment as it is (runMemrl would blank OPENAI_API_KEY). */
 function memrl(args: string[]) {
-  const r = spawnSync(process.execPath, [resolve('bin/memrl.js'), ...args], { cwd: work, encoding: 'utf8', timeout: 300_000 });
-  return { code: r.status, stderr: r.stderr };
+  return runAsync(process.execPath, [MEMRL_BIN, ...args], { cwd: work, timeoutMs: 300_000 });
 }
 
 function manifestOf(out: string, bench: string): Record<string, any> {
@@ -33,11 +33,11 @@ function manifestOf(out: string, bench: string): Record<string, any> {
 }
 
 describe('run.json of a BCB run', () => {
-  it('records versions, hashes, the sandbox\'s Python and library versions, and the tasks blocked by a missing library', () => {
+  it('records versions, hashes, the sandbox\'s Python and library versions, and the tasks blocked by a missing library', async () => {
     // Two tasks that need libraries Debian does not package (tensorflow, keras) beside an ordinary one.
     const split = join(work, 'split.json');
     writeFileSync(split, JSON.stringify({ train_ids: ['BigCodeBench/13', 'BigCodeBench/289'], val_ids: ['BigCodeBench/417'], train_count: 2, val_count: 1, seed: 1, train_ratio: 0.67, total: 3 }));
-    const r = memrl(['run', 'bcb', '--subset', 'full', '--split-file', split, '--epochs', '1', '--output-dir', 'bcb-out']);
+    const r = await memrl(['run', 'bcb', '--subset', 'full', '--split-file', split, '--epochs', '1', '--output-dir', 'bcb-out']);
     expect(r.stderr).toMatch(/done: 1\/1/);
     const m = manifestOf('bcb-out', 'bcb');
 
@@ -78,7 +78,7 @@ describe('run.json of LLB runs', () => {
     const need = await requireMariadb();
     if (need.skip) return;
     expect(need.ok, need.reason).toBe(true);
-    const r = memrl(['run', 'llb', '--task', 'db', '--limit', '1', '--epochs', '1', '--no-run-validation', '--output-dir', 'llb-db']);
+    const r = await memrl(['run', 'llb', '--task', 'db', '--limit', '1', '--epochs', '1', '--no-run-validation', '--output-dir', 'llb-db']);
     expect(r.stderr).toMatch(/done: 1\/1/);
     const up = await checkMariadb();
     expect(up.ok).toBe(true);
@@ -92,7 +92,7 @@ describe('run.json of LLB runs', () => {
       if (process.env.CI) throw new Error(`os sandbox unavailable under CI: ${ok.reason}`);
       return;
     }
-    const r = memrl(['run', 'llb', '--task', 'os', '--limit', '1', '--epochs', '1', '--no-run-validation', '--output-dir', 'llb-os']);
+    const r = await memrl(['run', 'llb', '--task', 'os', '--limit', '1', '--epochs', '1', '--no-run-validation', '--output-dir', 'llb-os']);
     expect(r.stderr).toMatch(/done: 1\/1/);
     const ev = manifestOf('llb-os', 'llb').evaluator;
     expect(ev).toMatchObject({ backend: 'os-sandbox', rootfs: rootfsIdentity() });

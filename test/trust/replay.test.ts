@@ -10,7 +10,7 @@ import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-replay-'));
 const KEY = 'sk-replay-secret-5150';
@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  return runMemrlAsync(args, { cwd: work, env });
+  return runMemrl(args, { cwd: work, env });
 }
 
 function onlyRun(outDir: string): string {

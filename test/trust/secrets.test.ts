@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer, type ReceivedRequest } from '../helpers/openai-server.js';
-import { runMemrlAsync } from '../helpers/cli.js';
+import { runMemrl } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'memrl-secrets-'));
 /** Agent and embeddings key, OpenAI-shaped. */
@@ -81,7 +81,7 @@ afterAll(async () => {
 
 async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // The keys come from variables; nothing else of ours is inherited that could carry them.
-  const r = await runMemrlAsync(args, { cwd: work, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, CANARY_KEY: KEY, JUDGE_CANARY: JUDGE_KEY, ...env } });
+  const r = await runMemrl(args, { cwd: work, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, CANARY_KEY: KEY, JUDGE_CANARY: JUDGE_KEY, ...env } });
   printed.push(r.stdout, r.stderr);
   return r;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTranscripts } from '../../src/metrics/transcripts.js';
-import { assertBuilt, MEMRL_BIN, runMemrlAsync } from '../helpers/cli.js';
+import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -61,8 +61,7 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     if (!haveChromium) throw new Error(`CI=true but ${CHROMIUM} is missing: bash scripts/setup.sh browser`);
     assertBuilt();
     for (const method of ['memrl', 'none']) {
-      // Not spawnSync: the two runs in a row kept the worker from answering vitest for a minute on a slow machine.
-      const r = await runMemrlAsync(['run', 'bcb', '--method', method, '--limit', '6', '--epochs', '3', '--seed', '4', '--output-dir', 'runs'], { cwd: work });
+      const r = await runMemrl(['run', 'bcb', '--method', method, '--limit', '6', '--epochs', '3', '--seed', '4', '--output-dir', 'runs'], { cwd: work });
       if (r.code !== 0) throw new Error(r.stderr);
     }
     const bcb = join(work, 'runs', 'bcb');

@@ -20,11 +20,11 @@ const extractTarget: FidelityTarget = {
   source: 'memrl/bigcodebench_eval/bcb_adapter.py:extract_code_from_response',
   compare: 'exact',
   switches: [EXTRACT_SWITCH, SANITIZE_SWITCH],
-  run(input, { fidelity }) {
+  async run(input, { fidelity }) {
     if (!isObject(input) || !(input.reply === null || typeof input.reply === 'string')) throw new FidelityInputError('expected {"reply": string | null}');
     const reply = input.reply;
     const code = fidelity.memrl(EXTRACT_SWITCH) ? extractCode(reply ?? '') : extractCodeReference(reply);
-    const prepared = prepareBcbCode(code, { sanitize: fidelity.memrl(SANITIZE_SWITCH) });
+    const prepared = await prepareBcbCode(code, { sanitize: fidelity.memrl(SANITIZE_SWITCH) });
     return { code: prepared.code, syntax_ok: prepared.syntaxOk };
   },
 };

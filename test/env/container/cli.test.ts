@@ -15,19 +15,19 @@ const memrl = (args: string[], env?: Record<string, string>) => runMemrl(args, {
 beforeAll(assertBuilt);
 
 describe('memrl doctor', () => {
-  it('names a missing engine and how to get one, and exits 1', () => {
-    const r = memrl(['doctor', '--backend', 'docker', '--docker-host', `unix://${join(work, 'none.sock')}`]);
+  it('names a missing engine and how to get one, and exits 1', async () => {
+    const r = await memrl(['doctor', '--backend', 'docker', '--docker-host', `unix://${join(work, 'none.sock')}`]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/docker\s+engine\s+NOT OK\s+no container engine at unix:\/\/.*none\.sock .*scripts\/setup\.sh podman/);
   });
 
-  it.skipIf(req.skip)('lists the engine, each image and a container start as JSON', () => {
+  it.skipIf(req.skip)('lists the engine, each image and a container start as JSON', async () => {
     if (!req.ok) throw new Error(`container engine unavailable under CI: ${req.reason}`);
     const cfg = join(work, 'images.yaml');
     // An image that exists for bcb, one that does not for llb os.
     const yaml = `memrl:\n  evaluator:\n    docker:\n      images:\n        bcb: ${IMAGE}\n        llb_os: memrl/not-built:never\n`;
     writeFileSync(cfg, yaml);
-    const r = memrl(['doctor', '--backend', 'docker', '--json', '--config', cfg]);
+    const r = await memrl(['doctor', '--backend', 'docker', '--json', '--config', cfg]);
     const checks = JSON.parse(r.stdout) as { part: string; ok: boolean; detail: string }[];
     const by = Object.fromEntries(checks.map((c) => [c.part, c]));
     expect(by['engine']!.ok).toBe(true);
@@ -53,20 +53,20 @@ describe.skipIf(req.skip)('memrl cleanup', () => {
     const mine = await make('cleanup-test-a');
     const other = await make('cleanup-test-b');
     try {
-      const dry = memrl(['cleanup', '--run', 'cleanup-test-a', '--dry-run']);
+      const dry = await memrl(['cleanup', '--run', 'cleanup-test-a', '--dry-run']);
       expect(dry.stdout).toContain(`would remove ${mine.id.slice(0, 12)}`);
       expect(dry.stdout).not.toContain(other.id.slice(0, 12));
       // The run's folder names it as well as the folder's name does.
-      const byFolder = memrl(['cleanup', '--run', 'results/bcb/cleanup-test-a/', '--dry-run']);
+      const byFolder = await memrl(['cleanup', '--run', 'results/bcb/cleanup-test-a/', '--dry-run']);
       expect(byFolder.stdout).toBe(dry.stdout);
-      const r = memrl(['cleanup', '--run', 'cleanup-test-a']);
+      const r = await memrl(['cleanup', '--run', 'cleanup-test-a']);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/removed 1\b/);
       const left = (await engine.docker.listContainers({ all: true, filters: { label: ['dev.memrl.run'] } })).map((c) => c.Id);
       expect(left).not.toContain(mine.id);
       expect(left).toContain(other.id);
       // Containers of a live process are kept by a plain cleanup.
-      const plain = memrl(['cleanup']);
+      const plain = await memrl(['cleanup']);
       expect(plain.stdout).toMatch(/kept \d+ of live memrl processes/);
     } finally {
       await other.remove({ force: true }).catch(() => undefined);

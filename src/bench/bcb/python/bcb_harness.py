@@ -4,13 +4,11 @@ Input (stdin): one JSON object
     {"nonce": str, "code": str, "test": str,
      "prefix": str (put before the code: the task's code_prompt in calibrated mode),
      "sanitize": str | null (an entry point: run BigCodeBench's sanitizer on the code),
-     "prepare_only": bool (stop after the syntax check and the sanitizer),
      "limits": {"address_space": int, "data": int, "stack": int},
      "mpl_fontlist": {"name": str, "json": str} | null}
 Output (file descriptor 3, so test output cannot drown it): one JSON line
     {"nonce", "status", "tests_run", "failures", "errors", "first_error", "issues"}
-status: pass | fail | syntax_error | runtime_error | error (harness problem);
-with prepare_only: prepared | syntax_error, and "code" (what would be tested).
+status: pass | fail | syntax_error | runtime_error | error (harness problem).
 Timeouts are decided by the caller, which kills the whole sandbox.
 Run as module "__warm__" (a fork server's warm-up, stdin {"mpl_fontlist"}), it
 only imports what every run imports, so the runs forked from it find them loaded.
@@ -483,6 +481,20 @@ def sanitize(code, entry_point):
         return code
 
 
+def gate(code, prefix, entry_point):
+    """(code to test, None), or (code as given, the syntax error's description).
+
+    The syntax gate comes first, on the code as extracted (MemRL's order): code that
+    does not compile is a syntax_error and never runs, sanitized or not; code that
+    does is sanitized when an entry point is given. Pure: prepare_server.py reuses it.
+    """
+    try:
+        compile(prefix + code, MODULE_NAME + ".py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        return code, _describe(exc)
+    return (sanitize(code, entry_point) if entry_point else code), None
+
+
 # --------------------------------------------------------------------------
 
 def main():
@@ -493,24 +505,15 @@ def main():
         test = payload["test"]
         prefix = payload.get("prefix") or ""
         entry_point = payload.get("sanitize")
-        prepare_only = bool(payload.get("prepare_only"))
         limits = payload.get("limits") or {}
         fontlist = payload.get("mpl_fontlist")
     except Exception as exc:  # the caller sent something unusable
         _report(None, "error", first_error="harness input: " + _describe(exc))
         return
 
-    # The syntax gate comes first, on the code as extracted (MemRL's order): code that
-    # does not compile is a syntax_error and never runs, sanitized or not.
-    try:
-        compile(prefix + code, MODULE_NAME + ".py", "exec")
-    except (SyntaxError, ValueError) as exc:
-        _report(nonce, "syntax_error", first_error=_describe(exc), **({"code": code} if prepare_only else {}))
-        return
-    if entry_point:
-        code = sanitize(code, entry_point)
-    if prepare_only:
-        _report(nonce, "prepared", code=code)
+    code, syntax_error = gate(code, prefix, entry_point)
+    if syntax_error is not None:
+        _report(nonce, "syntax_error", first_error=syntax_error)
         return
     try:
         program = compile(prefix + code + "\n" + test, MODULE_NAME + ".py", "exec")
