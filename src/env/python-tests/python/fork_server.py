@@ -20,10 +20,12 @@ fd 1 is pointed at stderr, so library chatter cannot corrupt the replies):
       -> {"result", "stderr", "exit_code", "timed_out", "duration_ms", "clean", "note",
           "prepare_ms", "templates_made", "restore_ms", "templates_kb"}
 
-`preload` names modules the program will import (the task's own imports): they
-are imported once in a template process forked from this one and kept for later
-runs with the same list; the test child is then forked from that template and
-handed over to PID 1 (double fork), so its parent is PID 1 as in a fresh sandbox.
+`preload` names modules the program will import (the task's own imports): from a
+list's second run on they are imported once in a template process forked from this
+one and kept for later runs with the same list (a first run forks from the template
+closest to its list and imports the rest itself); the test child is forked from the
+template and handed over to PID 1 (double fork), so its parent is PID 1 as in a
+fresh sandbox.
 `clean` is false when the namespace could not be brought back to its first state
 (a process survived, a file could not be removed, System V IPC objects remain):
 the caller then retires this server.
@@ -385,6 +387,7 @@ class Server:
         self.templates = {}  # its modules (sorted tuple) -> Template, least recently used first
         self.without = {}  # preload tuple -> the modules that failed to import in its template
         self.lists = {}  # module -> the preload tuples that need it
+        self.asked = {}  # preload tuple -> how many runs asked for it
         self.statuses = {}  # reaped pid -> wait status
         self.made = 0  # templates made for the current run
         self.wake_r, self.wake_w = os.pipe()
@@ -516,6 +519,7 @@ class Server:
         wanted = _with_packages(m for m in key if m not in self.without.get(key, ()))
         for module in wanted:
             self.lists.setdefault(module, set()).add(key)
+        self.asked[key] = self.asked.get(key, 0) + 1
         while wanted:
             template = self.kept(wanted)
             if template is not None:
@@ -524,6 +528,12 @@ class Server:
             # Forked from the template holding the most of these modules, it imports only the rest.
             parents = [t for t in self.templates.values() if set(t.modules) <= set(wanted)]
             parent = self.steps_toward(wanted, max(parents, key=lambda t: len(t.modules), default=None))
+            if self.asked[key] < 2:
+                # A list's first run gets no template of its own: most lists come once, and
+                # then a template costs more than it saves (its fork, its collection, and the
+                # pages the run copies from it). The run forks from the closest template (or
+                # from us) and imports the rest itself, as a fresh interpreter would.
+                return parent
             try:
                 template = self.new_template(wanted, parent)
             except (OSError, ValueError):
