@@ -3,7 +3,7 @@
  * each switch: code extraction, the syntax gate, the sanitizer, the memory block, the
  * default subset and the reference's flag spelling.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { BCB_SWITCHES, SANITIZE_SWITCH } from '../../src/bench/bcb/switches.js';
 import type { InjectedMemory } from '../../src/core/index.js';
 import { makeFidelity, REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 import { requireBcbPython } from '../env/require-sandbox.js';
 import { ctxWith, fakeModel } from '../hle/helpers.js';
 
@@ -69,6 +70,12 @@ describe('the syntax gate and the sanitizer (bcb.sanitize)', () => {
     await expect(prepareBcbCode('x = 1', { sanitize: false, python })).rejects.toThrow(/cannot run \/nonexistent\/python3 for the BigCodeBench syntax check/);
     await expect(prepareBcbCode('x = 1', { sanitize: false, python })).rejects.toThrow(/cannot run \/nonexistent\/python3/);
     expect(await prepareBcbCode('x = 1', { sanitize: false })).toEqual({ code: 'x = 1', syntaxOk: true });
+  });
+
+  it('a python that writes something else than replies fails the call, saying what it wrote', async () => {
+    const noisy = join(tempDir('memrl-noisy-python-'), 'python3');
+    writeFileSync(noisy, '#!/bin/sh\necho "welcome to this python"\nexec python3 "$@"\n', { mode: 0o755 });
+    await expect(prepareBcbCode('x = 1', { sanitize: false, python: noisy })).rejects.toThrow(/wrote something other than its replies: welcome to this python/);
   });
 
   it("reference: the code as extracted; memrl: BigCodeBench's sanitizer keeps imports and what the entry point reaches", async () => {

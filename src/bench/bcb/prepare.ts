@@ -70,7 +70,14 @@ class PrepareServer {
     while ((nl = this.stdout.indexOf('\n')) !== -1) {
       const line = this.stdout.slice(0, nl);
       this.stdout = this.stdout.slice(nl + 1);
-      const reply = JSON.parse(line) as Reply;
+      let reply: Reply;
+      try {
+        reply = JSON.parse(line) as Reply;
+      } catch {
+        this.fail(new Error(`the BigCodeBench syntax check (${this.python}) wrote something other than its replies: ${line.slice(0, 200)}`));
+        this.child.kill();
+        return;
+      }
       const w = this.waiting.get(reply.id);
       if (!w) continue;
       this.waiting.delete(reply.id);
