@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SweepState } from '../../src/sweep/state.js';
 import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
-
-const sweep = (args: string[], cwd: string) => runMemrl(['sweep', ...args], { cwd });
 import { eventually } from '../helpers/processes.js';
 import { SKIP_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
 
+const sweep = (args: string[], cwd: string) => runMemrl(['sweep', ...args], { cwd });
 const work = tempDir('memrl-sweep-cli-');
 const sweepFile = (name: string, limit: number, epochs: number): string => {
   const p = join(work, `${name}.yaml`);
