@@ -8,11 +8,6 @@ import { fileURLToPath } from 'node:url';
  * location so it works from src/ (vitest, tsx) and from dist/src/ (built CLI).
  * Non-TypeScript assets (Python harnesses, prompt templates, configs) are read from here.
  */
-/** memrl's folder under $XDG_CACHE_HOME (default ~/.cache): what is kept between processes. */
-export function cacheDir(...parts: string[]): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', ...parts);
-}
-
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
@@ -20,6 +15,11 @@ export function packageRoot(): string {
     dir = dirname(dir);
   }
   throw new Error('memrl: cannot locate package root (package.json) from ' + fileURLToPath(import.meta.url));
+}
+
+/** memrl's folder under $XDG_CACHE_HOME (default ~/.cache): what is kept between processes. */
+export function cacheDir(...parts: string[]): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memrl', ...parts);
 }
 
 /** Path of a file shipped in the package, e.g. asset('src/bench/bcb/prompts/system.md'). */

@@ -85,10 +85,15 @@ export const BCB_LIMITS = {
   stackBytes: 10 * 1024 ** 2,
 } as const;
 
+/** Where bcb_harness.py is shipped. */
+export function harnessPath(): string {
+  return asset('src', 'bench', 'bcb', 'python', 'bcb_harness.py');
+}
+
 let harnessText: string | undefined;
 /** Source of bcb_harness.py (sent with every run; no environment needs it on disk). */
 export function harnessSource(): string {
-  harnessText ??= readFileSync(asset('src', 'bench', 'bcb', 'python', 'bcb_harness.py'), 'utf8');
+  harnessText ??= readFileSync(harnessPath(), 'utf8');
   return harnessText;
 }
 

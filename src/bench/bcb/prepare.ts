@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { asset } from '../../util/paths.js';
+import { harnessPath } from './evaluate.js';
 
 export interface PreparedCode {
   /** What the tests would run against (sanitized when asked and the code compiles). */
@@ -41,7 +42,7 @@ class PrepareServer {
     private readonly python: string,
     private readonly onGone: () => void,
   ) {
-    this.child = spawn(python, [asset('src', 'bench', 'bcb', 'python', 'prepare_server.py'), asset('src', 'bench', 'bcb', 'python', 'bcb_harness.py')], {
+    this.child = spawn(python, [asset('src', 'bench', 'bcb', 'python', 'prepare_server.py'), harnessPath()], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.read(chunk));
