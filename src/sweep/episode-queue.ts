@@ -21,6 +21,7 @@ import { Redis } from 'ioredis';
 import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
 import { onAbort } from '../util/abort.js';
 import { MemrlError } from '../util/errors.js';
+import { closeWithin } from './close-within.js';
 import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
 
 /** A job's data: the request as the run made it. */
@@ -69,7 +70,7 @@ export class EpisodeJobFailed extends MemrlError {
 }
 
 /** Episodes of one run on the queue `queue` (named by what its episodes need: see queueName). */
-export async function openEpisodeQueue(url: string, queue: string, opts: { pollMs?: number; warn?: (line: string) => void } = {}): Promise<EpisodeDispatcher> {
+export async function openEpisodeQueue(url: string, queue: string, opts: { pollMs?: number; warn?: (line: string) => void; closeGraceMs?: number } = {}): Promise<EpisodeDispatcher> {
   const target: QueueTarget = queueTarget(url);
   const connection = { ...target.connection, maxRetriesPerRequest: null };
   const q = new Queue<EpisodeJob, EpisodeResult>(queue, { connection, prefix: QUEUE_PREFIX });
@@ -192,8 +193,7 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       clearInterval(poll);
       pending.clear();
       announcer.disconnect();
-      await events.close();
-      await q.close();
+      if (!(await closeWithin([events, q], opts.closeGraceMs ?? 5_000))) opts.warn?.(`memrl: the connections to Redis at ${target.label} did not close within ${(opts.closeGraceMs ?? 5_000) / 1000} s; dropped them\n`);
     },
   };
 }

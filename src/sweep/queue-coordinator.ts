@@ -6,6 +6,7 @@
  * cells stay queued and the workers go on.
  */
 import { Queue, QueueEvents } from 'bullmq';
+import { closeWithin } from './close-within.js';
 import type { OpenSweep } from './prepare.js';
 import { cellNeeds, cellJobId, checkReachable, QUEUE_PREFIX, queueName, queueTarget, type CellJob } from './queue.js';
 import { cellFromDisk, writeSweepState, type CellState } from './state.js';
@@ -59,8 +60,7 @@ export async function runSweepOnQueue(sweep: OpenSweep, opts: QueueSweepOptions)
     );
     if (opts.signal?.aborted) opts.err('memrl: stopped following the sweep; its cells stay queued and the workers go on (run the same command to follow again)\n');
   } finally {
-    await Promise.all([...queues.values()].map((q) => q.close()));
-    await Promise.all([...events.values()].map((e) => e.close()));
+    if (!(await closeWithin([...queues.values(), ...events.values()], 5_000))) opts.err(`memrl: the connections to Redis at ${target.label} did not close within 5 s; dropped them\n`);
     // Cells still queued or running read as interrupted from disk: keep them 'running' for status.
     save();
   }

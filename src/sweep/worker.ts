@@ -21,6 +21,7 @@ import { errorMessage, UserError } from '../util/errors.js';
 import type { EpisodeResult } from '../runner/remote-episodes.js';
 import { Slots } from '../util/slots.js';
 import { crashPoint } from '../util/crash-point.js';
+import { closeWithin } from './close-within.js';
 import { EpisodeHosts } from './episode-hosts.js';
 import { runsChannel, type EpisodeJob, type RunOpened } from './episode-queue.js';
 import { redisRateGates } from './redis-rate-gate.js';
@@ -171,17 +172,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       announcements.disconnect();
       const all = [...workers, ...episodeWorkers];
       try {
-        // BullMQ's close can wait forever on a connection that a Redis restart or outage left
-        // reconnecting (taskforcesh/bullmq#4656): once no job is in hand, it gets a grace
-        // period, and then the worker stops without it.
+        // A connection a Redis outage left waiting to reconnect would hold BullMQ's close forever
+        // (see close-within.ts): once no job is in hand, the close gets a grace period.
         const grace = opts.closeGraceMs ?? 10_000;
-        let timer: NodeJS.Timeout | undefined;
-        const late = inHand.idle().then(() => new Promise<false>((r) => (timer = setTimeout(() => r(false), grace).unref())));
-        const closed = await Promise.race([Promise.all(all.map((w) => w.close())).then(() => true as const), late]);
-        clearTimeout(timer);
-        if (!closed) {
+        if (!(await closeWithin(all, grace, inHand.idle()))) {
           opts.log(`worker ${name}: the queue's connections to ${target.label} did not close within ${grace / 1000} s of the last job; stopping without them\n`);
-          for (const w of all) void w.disconnect().catch(() => undefined);
         }
       } finally {
         await hosts.closeAll();

@@ -49,4 +49,21 @@ describe.skipIf(SKIP_REDIS)('a lost Redis, as a --queue run reports it', () => {
     expect(lines.filter((l) => l.startsWith('memrl: lost Redis'))).toHaveLength(1);
     expect(lines.every((l) => /^memrl: [^\n]+\n$/.test(l))).toBe(true);
   }, 60_000);
+
+  it('closes promptly after a long outage, though a connection is still waiting to reconnect', async () => {
+    redis = await startRedis();
+    const lines: string[] = [];
+    queue = await openEpisodeQueue(redis.url, `${QUEUE}-close`, { pollMs: 200, warn: (line) => lines.push(line), closeGraceMs: 1_000 });
+    redis.stop();
+    // BullMQ's clients retry every second at first, then 3 s, then 8 s apart: 12 s away leaves them in a long wait.
+    await new Promise((r) => setTimeout(r, 12_000));
+    redis = await startRedis(redis.port);
+    const started = Date.now();
+    const closing = queue.close().then(() => Date.now() - started);
+    queue = undefined;
+    const took = await Promise.race([closing, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+    expect(took).not.toBe('hung');
+    expect(took).toBeLessThan(3_000);
+    expect(lines.filter((l) => l.includes('did not close'))).toEqual([`memrl: the connections to Redis at redis://127.0.0.1:${redis.port} did not close within 1 s; dropped them\n`]);
+  }, 60_000);
 });
