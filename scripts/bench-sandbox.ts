@@ -140,9 +140,46 @@ function firstTouchMsPer100Mb(): { first: number; again: number } {
   return { first: per100(first), again: per100(again) };
 }
 
+/**
+ * What a fork of a 200 MB process and its child's end cost, alone and with `together`
+ * such forks at once: a fork server pays two per test. Where the two at once take twice
+ * as long, the kernel or VM does them one at a time, and the slots slow each other down.
+ */
+async function forkMs(together: number): Promise<number> {
+  const program = [
+    'import os, sys, time',
+    'b = bytearray(200 << 20)',
+    'for i in range(0, len(b), 4096): b[i] = 1',
+    'time.sleep(max(0.0, float(sys.argv[1]) - time.time()))',
+    't = time.monotonic()',
+    'for _ in range(30):',
+    '    pid = os.fork()',
+    '    if pid == 0: os._exit(0)',
+    '    os.waitpid(pid, 0)',
+    'print((time.monotonic() - t) / 30 * 1000)',
+  ].join('\n');
+  // Each starts forking at the same moment, after its memory is in place.
+  const at = String(Date.now() / 1000 + 3);
+  const runs = Array.from({ length: together }, () =>
+    new Promise<number>((resolve, reject) => {
+      const child = spawn('/usr/bin/python3', ['-c', program, at], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      child.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`the fork timing program exited with code ${code}`))));
+    }),
+  );
+  const ms = await Promise.all(runs);
+  return ms.reduce((a, b) => a + b, 0) / ms.length;
+}
+
 async function main(): Promise<void> {
   const touch = firstTouchMsPer100Mb();
   console.log(`this machine: writing 100 MB of new memory takes ${touch.first.toFixed(0)} ms (page faults), writing it again ${touch.again.toFixed(0)} ms`);
+  if (concurrency > 1) {
+    const alone = await forkMs(1);
+    const atOnce = await forkMs(concurrency);
+    console.log(`this machine: forking a 200 MB process and ending the child takes ${alone.toFixed(1)} ms alone, ${atOnce.toFixed(1)} ms with ${concurrency} at once (${(atOnce / alone).toFixed(2)}x; a fork server pays two per test)`);
+  }
   // A warm page cache for both: the first pass reads every library from disk.
   console.log(`canonical solutions of the first ${limit} BigCodeBench tasks, ${concurrency} at a time, ${timeoutSec} s budget; the first pass only warms the disk cache`);
   await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false, durationsPath: null });
