@@ -193,7 +193,9 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       clearInterval(poll);
       pending.clear();
       announcer.disconnect();
-      if (!(await closeWithin([events, q], opts.closeGraceMs ?? 5_000))) opts.warn?.(`memrl: the connections to Redis at ${target.label} did not close within ${(opts.closeGraceMs ?? 5_000) / 1000} s; dropped them\n`);
+      // A connection a Redis outage left waiting to reconnect would hold the close forever (close-within.ts).
+      const grace = opts.closeGraceMs ?? 5_000;
+      if (!(await closeWithin([events, q], grace))) opts.warn?.(`memrl: the connections to Redis at ${target.label} did not close within ${grace / 1000} s; dropped them\n`);
     },
   };
 }
