@@ -8,6 +8,9 @@
  * past it, the connections are dropped, which leaves nothing that keeps the process up.
  */
 
+/** How long a run's or a sweep's connections get to close (a worker's get theirs after its last job). */
+export const CLOSE_GRACE_MS = 5_000;
+
 /** What BullMQ's Queue, QueueEvents and Worker all have. */
 export interface Closable {
   close(): Promise<void>;
@@ -25,4 +28,9 @@ export async function closeWithin(parts: Closable[], graceMs: number, from: Prom
   clearTimeout(timer);
   if (!closed) for (const p of parts) void p.disconnect().catch(() => undefined);
   return closed;
+}
+
+/** The line a run or a sweep prints when its connections to Redis at `label` were dropped. */
+export function droppedLine(label: string, graceMs: number): string {
+  return `memrl: the connections to Redis at ${label} did not close within ${graceMs / 1000} s; dropped them\n`;
 }

@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import type { EpisodeDispatcher, EpisodeRequest, EpisodeResult } from '../runner/remote-episodes.js';
 import { onAbort } from '../util/abort.js';
 import { MemrlError } from '../util/errors.js';
-import { closeWithin } from './close-within.js';
+import { CLOSE_GRACE_MS, closeWithin, droppedLine } from './close-within.js';
 import { QUEUE_PREFIX, queueTarget, type QueueTarget } from './queue.js';
 
 /** A job's data: the request as the run made it. */
@@ -194,8 +194,8 @@ export async function openEpisodeQueue(url: string, queue: string, opts: { pollM
       pending.clear();
       announcer.disconnect();
       // A connection a Redis outage left waiting to reconnect would hold the close forever (close-within.ts).
-      const grace = opts.closeGraceMs ?? 5_000;
-      if (!(await closeWithin([events, q], grace))) opts.warn?.(`memrl: the connections to Redis at ${target.label} did not close within ${grace / 1000} s; dropped them\n`);
+      const grace = opts.closeGraceMs ?? CLOSE_GRACE_MS;
+      if (!(await closeWithin([events, q], grace))) opts.warn?.(droppedLine(target.label, grace));
     },
   };
 }

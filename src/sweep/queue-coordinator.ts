@@ -6,7 +6,7 @@
  * cells stay queued and the workers go on.
  */
 import { Queue, QueueEvents } from 'bullmq';
-import { closeWithin } from './close-within.js';
+import { CLOSE_GRACE_MS, closeWithin, droppedLine } from './close-within.js';
 import type { OpenSweep } from './prepare.js';
 import { cellNeeds, cellJobId, checkReachable, QUEUE_PREFIX, queueName, queueTarget, type CellJob } from './queue.js';
 import { cellFromDisk, writeSweepState, type CellState } from './state.js';
@@ -60,7 +60,7 @@ export async function runSweepOnQueue(sweep: OpenSweep, opts: QueueSweepOptions)
     );
     if (opts.signal?.aborted) opts.err('memrl: stopped following the sweep; its cells stay queued and the workers go on (run the same command to follow again)\n');
   } finally {
-    if (!(await closeWithin([...queues.values(), ...events.values()], 5_000))) opts.err(`memrl: the connections to Redis at ${target.label} did not close within 5 s; dropped them\n`);
+    if (!(await closeWithin([...queues.values(), ...events.values()], CLOSE_GRACE_MS))) opts.err(droppedLine(target.label, CLOSE_GRACE_MS));
     // Cells still queued or running read as interrupted from disk: keep them 'running' for status.
     save();
   }
