@@ -141,10 +141,27 @@ function firstTouchMsPer100Mb(): { first: number; again: number } {
 }
 
 /**
- * What a fork of a 200 MB process and its child's end cost, alone and with `together`
- * such forks at once: a fork server pays two per test. Where the two at once take twice
- * as long, the kernel or VM does them one at a time, and the slots slow each other down.
+ * Runs `together` copies of a Python program that each start timing at the same moment
+ * (argv[1], a Unix time), after their own set-up; returns each one's stdout, parsed as
+ * JSON. Where N at once take N times as long as one, the kernel or VM does that work one
+ * process at a time, and the slots slow each other down.
  */
+async function pythonTogether(program: string, together: number): Promise<unknown[]> {
+  const at = String(Date.now() / 1000 + 6);
+  const runs = Array.from({ length: together }, () =>
+    new Promise<unknown>((resolve, reject) => {
+      const child = spawn('/usr/bin/python3', ['-c', program, at], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MPLBACKEND: 'Agg' } });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`a timing program exited with code ${code}`))));
+    }),
+  );
+  return Promise.all(runs);
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** What a fork of a 200 MB process and its child's end cost (ms), with `together` such forks at once: a fork server pays two per test. */
 async function forkMs(together: number): Promise<number> {
   const program = [
     'import os, sys, time',
@@ -158,18 +175,46 @@ async function forkMs(together: number): Promise<number> {
     '    os.waitpid(pid, 0)',
     'print((time.monotonic() - t) / 30 * 1000)',
   ].join('\n');
-  // Each starts forking at the same moment, after its memory is in place.
-  const at = String(Date.now() / 1000 + 3);
-  const runs = Array.from({ length: together }, () =>
-    new Promise<number>((resolve, reject) => {
-      const child = spawn('/usr/bin/python3', ['-c', program, at], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-      child.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`the fork timing program exited with code ${code}`))));
-    }),
-  );
-  const ms = await Promise.all(runs);
-  return ms.reduce((a, b) => a + b, 0) / ms.length;
+  return mean((await pythonTogether(program, together)) as number[]);
+}
+
+/**
+ * The same pandas and matplotlib work (a test's kind), timed in the warm process that
+ * has run it before and as the first thing a child forked from that process does, with
+ * `together` such processes at once: the first number is what the work costs, the
+ * second what a fork server's test pays for it in a new address space. Medians, ms;
+ * null when /usr/bin/python3 lacks pandas or matplotlib.
+ */
+async function firstRunMs(together: number): Promise<{ warm: number; child: number } | null> {
+  const program = [
+    'import json, os, statistics, sys, time',
+    'try:',
+    '    import numpy as np, pandas as pd, matplotlib.pyplot as plt',
+    'except ImportError:',
+    '    print("null"); sys.exit(0)',
+    'def work():',
+    '    df = pd.DataFrame(np.random.rand(2000, 8), columns=list("abcdefgh"))',
+    '    for _ in range(3):',
+    '        df.groupby((df.a * 10).astype(int)).agg(["mean", "std"]); df.describe()',
+    '    fig, ax = plt.subplots(); ax.plot(df.a.values[:200]); fig.canvas.draw(); plt.close(fig)',
+    'def timed():',
+    '    t = time.monotonic(); work(); return (time.monotonic() - t) * 1000',
+    'for _ in range(3): work()',
+    'time.sleep(max(0.0, float(sys.argv[1]) - time.time()))',
+    'warm = [timed() for _ in range(10)]',
+    'child = []',
+    'for _ in range(15):',
+    '    r, w = os.pipe()',
+    '    pid = os.fork()',
+    '    if pid == 0:',
+    '        os.write(w, str(timed()).encode()); os._exit(0)',
+    '    os.close(w); child.append(float(os.read(r, 64))); os.close(r); os.waitpid(pid, 0)',
+    'print(json.dumps({"warm": statistics.median(warm), "child": statistics.median(child)}))',
+  ].join('\n');
+  const runs = (await pythonTogether(program, together)) as ({ warm: number; child: number } | null)[];
+  if (runs.some((r) => r === null)) return null;
+  const done = runs as { warm: number; child: number }[];
+  return { warm: mean(done.map((r) => r.warm)), child: mean(done.map((r) => r.child)) };
 }
 
 async function main(): Promise<void> {
@@ -179,6 +224,14 @@ async function main(): Promise<void> {
     const alone = await forkMs(1);
     const atOnce = await forkMs(concurrency);
     console.log(`this machine: forking a 200 MB process and ending the child takes ${alone.toFixed(1)} ms alone, ${atOnce.toFixed(1)} ms with ${concurrency} at once (${(atOnce / alone).toFixed(2)}x; a fork server pays two per test)`);
+  }
+  const first = await firstRunMs(1);
+  const firstTogether = concurrency > 1 && first ? await firstRunMs(concurrency) : null;
+  if (first) {
+    console.log(
+      `this machine: some pandas and matplotlib work takes ${first.warm.toFixed(0)} ms in a warm process, ${first.child.toFixed(0)} ms as the first thing a child forked from it does` +
+        (firstTogether ? ` (${firstTogether.warm.toFixed(0)} and ${firstTogether.child.toFixed(0)} ms with ${concurrency} such processes at once)` : ''),
+    );
   }
   // A warm page cache for both: the first pass reads every library from disk.
   console.log(`canonical solutions of the first ${limit} BigCodeBench tasks, ${concurrency} at a time, ${timeoutSec} s budget; the first pass only warms the disk cache`);
