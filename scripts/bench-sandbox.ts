@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { mean } from '../src/analysis/stats.js';
 import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
 import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
@@ -147,6 +148,7 @@ function firstTouchMsPer100Mb(): { first: number; again: number } {
  * process at a time, and the slots slow each other down.
  */
 async function pythonTogether(program: string, together: number): Promise<unknown[]> {
+  // Room for the slowest set-up here (importing pandas and matplotlib on a cold disk cache).
   const at = String(Date.now() / 1000 + 6);
   const runs = Array.from({ length: together }, () =>
     new Promise<unknown>((resolve, reject) => {
@@ -158,8 +160,6 @@ async function pythonTogether(program: string, together: number): Promise<unknow
   );
   return Promise.all(runs);
 }
-
-const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** What a fork of a 200 MB process and its child's end cost (ms), with `together` such forks at once: a fork server pays two per test. */
 async function forkMs(together: number): Promise<number> {
@@ -212,8 +212,8 @@ async function firstRunMs(together: number): Promise<{ warm: number; child: numb
     'print(json.dumps({"warm": statistics.median(warm), "child": statistics.median(child)}))',
   ].join('\n');
   const runs = (await pythonTogether(program, together)) as ({ warm: number; child: number } | null)[];
-  if (runs.some((r) => r === null)) return null;
-  const done = runs as { warm: number; child: number }[];
+  const done = runs.filter((r) => r !== null);
+  if (done.length < runs.length) return null;
   return { warm: mean(done.map((r) => r.warm)), child: mean(done.map((r) => r.child)) };
 }
 
