@@ -72,7 +72,8 @@ async function ours(forkServer: boolean, durations: string, label?: string): Pro
     const tests = report.results.reduce((sum, r) => sum + r.durationMs, 0);
     console.log(
       `fork servers: ${s.started} started (${(s.startMs / 1000).toFixed(1)} s to start and warm up), ${s.served} runs served, ${s.missed} played in fresh sandboxes; ` +
-        `tests ${(tests / 1000).toFixed(1)} s, ${s.templates} templates made in ${(s.prepareMs / 1000).toFixed(1)} s (holding up to ${s.templateMbPeak} MB in one server), clean-up ${(s.restoreMs / 1000).toFixed(1)} s (summed over the ${concurrency} slots)`,
+        `tests ${(tests / 1000).toFixed(1)} s, ${s.templates} templates made in ${(s.prepareMs / 1000).toFixed(1)} s (holding up to ${s.templateMbPeak} MB in one server), clean-up ${(s.restoreMs / 1000).toFixed(1)} s (summed over the ${concurrency} slots); ` +
+        `${s.copiedAheadRuns} runs copied ahead the pages earlier runs had copied on write (${(s.copiedAheadKb / 1024 / Math.max(1, s.copiedAheadRuns)).toFixed(1)} MB each on average)`,
     );
   }
   return {
@@ -185,9 +186,14 @@ async function forkMs(together: number): Promise<number> {
  * second what a fork server's test pays for it in a new address space. Medians, ms;
  * null when /usr/bin/python3 lacks pandas or matplotlib.
  */
-async function firstRunMs(together: number): Promise<{ warm: number; child: number } | null> {
+/**
+ * The same work in a warm process, as a forked child's first run, and as a child's first
+ * run after it copied ahead the pages an earlier child had copied on write (what the fork
+ * server does: a child reports them from its page map; the copy is timed with the work).
+ */
+async function firstRunMs(together: number): Promise<{ warm: number; child: number; ahead: number } | null> {
   const program = [
-    'import json, os, statistics, sys, time',
+    'import ctypes, json, os, re, statistics, sys, time',
     'try:',
     '    import numpy as np, pandas as pd, matplotlib.pyplot as plt',
     'except ImportError:',
@@ -209,12 +215,35 @@ async function firstRunMs(together: number): Promise<{ warm: number; child: numb
     '    if pid == 0:',
     '        os.write(w, str(timed()).encode()); os._exit(0)',
     '    os.close(w); child.append(float(os.read(r, 64))); os.close(r); os.waitpid(pid, 0)',
-    'print(json.dumps({"warm": statistics.median(warm), "child": statistics.median(child)}))',
+    'regions = [[int(x, 16) for x in l.split()[0].split("-")] for l in open("/proc/self/maps") if l.split()[1][:2] == "rw" and l.split()[1][3] == "p"]',
+    'r, w = os.pipe()',
+    'pid = os.fork()',
+    'if pid == 0:',
+    '    work(); runs = []',
+    '    with open("/proc/self/pagemap", "rb", buffering=0) as pm:',
+    '        for lo, hi in regions:',
+    '            pm.seek(lo // 4096 * 8); flags = bytes(b & 0x81 == 0x81 for b in pm.read((hi - lo) // 4096 * 8)[7::8])',
+    '            runs += [[lo + m.start() * 4096, (m.end() - m.start()) * 4096] for m in re.finditer(b"\\x01+", flags)]',
+    '    os.write(w, json.dumps(runs).encode()); os._exit(0)',
+    'os.close(w); report = b""',
+    'while chunk := os.read(r, 1 << 16): report += chunk',
+    'os.close(r); os.waitpid(pid, 0); copied = json.loads(report)',
+    'madvise = ctypes.CDLL(None).madvise; madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)',
+    'ahead = []',
+    'for _ in range(15):',
+    '    r, w = os.pipe()',
+    '    pid = os.fork()',
+    '    if pid == 0:',
+    '        t = time.monotonic()',
+    '        for address, length in copied: madvise(address, length, 23)  # MADV_POPULATE_WRITE',
+    '        work(); os.write(w, str((time.monotonic() - t) * 1000).encode()); os._exit(0)',
+    '    os.close(w); ahead.append(float(os.read(r, 64))); os.close(r); os.waitpid(pid, 0)',
+    'print(json.dumps({"warm": statistics.median(warm), "child": statistics.median(child), "ahead": statistics.median(ahead)}))',
   ].join('\n');
-  const runs = (await pythonTogether(program, together)) as ({ warm: number; child: number } | null)[];
+  const runs = (await pythonTogether(program, together)) as ({ warm: number; child: number; ahead: number } | null)[];
   const done = runs.filter((r) => r !== null);
   if (done.length < runs.length) return null;
-  return { warm: mean(done.map((r) => r.warm)), child: mean(done.map((r) => r.child)) };
+  return { warm: mean(done.map((r) => r.warm)), child: mean(done.map((r) => r.child)), ahead: mean(done.map((r) => r.ahead)) };
 }
 
 async function main(): Promise<void> {
@@ -229,8 +258,9 @@ async function main(): Promise<void> {
   const firstTogether = concurrency > 1 && first ? await firstRunMs(concurrency) : null;
   if (first) {
     console.log(
-      `this machine: some pandas and matplotlib work takes ${first.warm.toFixed(0)} ms in a warm process, ${first.child.toFixed(0)} ms as the first thing a child forked from it does` +
-        (firstTogether ? ` (${firstTogether.warm.toFixed(0)} and ${firstTogether.child.toFixed(0)} ms with ${concurrency} such processes at once)` : ''),
+      `this machine: some pandas and matplotlib work takes ${first.warm.toFixed(0)} ms in a warm process, ${first.child.toFixed(0)} ms as the first thing a child forked from it does, ` +
+        `${first.ahead.toFixed(0)} ms with copying ahead the pages an earlier child copied on write` +
+        (firstTogether ? ` (${firstTogether.warm.toFixed(0)}, ${firstTogether.child.toFixed(0)} and ${firstTogether.ahead.toFixed(0)} ms with ${concurrency} such processes at once)` : ''),
     );
   }
   // A warm page cache for both: the first pass reads every library from disk.

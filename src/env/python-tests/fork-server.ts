@@ -67,6 +67,7 @@ interface RunReply {
   templates_made: number;
   restore_ms: number;
   templates_kb: number;
+  copied_ahead_kb?: number;
 }
 
 /** A reply, or why there is none: the server was already unusable, the run was aborted, the backstop passed, or it broke down under the run. */
@@ -203,6 +204,10 @@ export class ForkServer {
     this.stats.templates += r.templates_made ?? 0;
     this.stats.restoreMs += r.restore_ms ?? 0;
     this.stats.templateMbPeak = Math.max(this.stats.templateMbPeak, Math.round((r.templates_kb ?? 0) / 1024));
+    if ((r.copied_ahead_kb ?? 0) > 0) {
+      this.stats.copiedAheadRuns++;
+      this.stats.copiedAheadKb += r.copied_ahead_kb!;
+    }
     if (!r.clean) this.retire(`its sandbox could not be restored: ${r.note ?? 'unknown'}`);
     if (this.runs >= FORK_SERVER.runsPerServer) this.retire('served its runs');
     return {
@@ -360,8 +365,11 @@ export interface ForkServerStats {
   restoreMs: number;
   /** The most memory one server's templates held at once (MB: what each one's imports added, measured in it after them). */
   templateMbPeak: number;
+  /** Runs whose child copied ahead the pages earlier children of its template had copied on write, and how much in all. */
+  copiedAheadRuns: number;
+  copiedAheadKb: number;
 }
 
 function emptyStats(): ForkServerStats {
-  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0, templateMbPeak: 0 };
+  return { started: 0, served: 0, missed: 0, startMs: 0, templates: 0, prepareMs: 0, restoreMs: 0, templateMbPeak: 0, copiedAheadRuns: 0, copiedAheadKb: 0 };
 }

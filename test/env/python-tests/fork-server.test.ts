@@ -184,6 +184,60 @@ describe.skipIf(env.skip)('the fork server', () => {
     expect(after.served - before.served).toBe(4);
   });
 
+  it("later tests start with the pages earlier ones copied on write already copied; a test's own report is only a hint", async () => {
+    // A server of its own, so that its first runs are the ones that report.
+    const runner = new LocalPythonTestRunner({});
+    const own = new BcbEvaluator('local', Promise.resolve(runner));
+    try {
+      // Counts the pages the test process holds alone when its test method starts (its
+      // copies, its own allocations), then writes to objects all over the server's memory
+      // (the reference counts of every module's globals), copying thousands of pages.
+      const probe = taskWith(
+        [
+          '    def test_copied(self):',
+          '        import sys',
+          '        n = 0',
+          '        with open("/proc/self/pagemap", "rb", buffering=0) as pm:',
+          '            for line in open("/proc/self/maps"):',
+          '                f = line.split()',
+          '                if f[1].startswith("rw") and f[1][3] == "p":',
+          '                    lo, hi = (int(x, 16) // 4096 for x in f[0].split("-"))',
+          '                    pm.seek(lo * 8)',
+          '                    n += sum(1 for b in pm.read((hi - lo) * 8)[7::8] if b & 0x81 == 0x81)',
+          '        for module in list(sys.modules.values()):',
+          '            for value in list(getattr(module, "__dict__", {}).values()):',
+          '                pass',
+          '        self.fail("copied %d" % n)',
+        ].join('\n'),
+      );
+      const copied = async (code: string): Promise<number> => {
+        const r = await own.evaluate(probe, code);
+        expect(r.firstError).toMatch(/^test_copied: AssertionError: copied \d+$/);
+        return Number(/copied (\d+)/.exec(r.firstError!)![1]);
+      };
+      const plainCode = 'def task_func():\n    return 1\n';
+      // The two reporting runs: one forks a process that leaves through os._exit (only the
+      // test process itself reports), one writes nonsense to its highest fd (the report's).
+      const forking = 'import os\nif os.fork() == 0:\n    os._exit(0)\nos.wait()\n' + plainCode;
+      const garbage = 'import os\nos.write(max(int(fd) for fd in os.listdir("/proc/self/fd")), b"[[0, 1099511627776]] not json")\n' + plainCode;
+      const first = await copied(forking);
+      const started = runner.forkServerStats().started; // its font list is read through a server of its own
+      expect(runner.forkServerStats().copiedAheadRuns).toBe(0);
+      // From the second run on: what the first reported (the second's nonsense is dropped).
+      const later = [await copied(garbage), await copied(plainCode), await copied(plainCode)];
+      const s = runner.forkServerStats();
+      expect(s.started).toBe(started);
+      expect(s.copiedAheadRuns).toBe(3);
+      // Thousands of pages, MBs: the first report's, at most the cap.
+      expect(s.copiedAheadKb / 3).toBeGreaterThan(4 * 1024);
+      expect(s.copiedAheadKb / 3).toBeLessThanOrEqual(64 * 1024);
+      // What the first run copied late, the later ones have copied before their test starts.
+      for (const n of later) expect(n).toBeGreaterThan(2 * first);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a program that dies is reported as by a fresh interpreter', async () => {
     const trivial = taskWith('    def test_ok(self):\n        self.assertEqual(task_func(), 42)');
     for (const code of ['import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n', 'import os\nos._exit(3)\n', 'import sys\nsys.stderr.write("bye\\n")\nraise SystemExit("gone")\n']) {
