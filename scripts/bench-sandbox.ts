@@ -181,15 +181,12 @@ async function forkMs(together: number): Promise<number> {
 
 /**
  * The same pandas and matplotlib work (a test's kind), timed in the warm process that
- * has run it before and as the first thing a child forked from that process does, with
- * `together` such processes at once: the first number is what the work costs, the
- * second what a fork server's test pays for it in a new address space. Medians, ms;
- * null when /usr/bin/python3 lacks pandas or matplotlib.
- */
-/**
- * The same work in a warm process, as a forked child's first run, and as a child's first
- * run after it copied ahead the pages an earlier child had copied on write (what the fork
- * server does: a child reports them from its page map; the copy is timed with the work).
+ * has run it before, as the first thing a child forked from that process does, and as a
+ * child's first run after it copied ahead the pages an earlier child copied on write
+ * (what the fork server does; the copy is timed with the work), with `together` such
+ * processes at once: the first number is what the work costs, the others what a fork
+ * server's test pays for it in a new address space. Medians, ms; null when
+ * /usr/bin/python3 lacks pandas or matplotlib.
  */
 async function firstRunMs(together: number): Promise<{ warm: number; child: number; ahead: number } | null> {
   const program = [

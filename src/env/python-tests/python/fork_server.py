@@ -47,6 +47,7 @@ import importlib
 import io
 import json
 import os
+import re
 import resource
 import select
 import shutil
@@ -146,8 +147,6 @@ def _private_writable():
 
 def _copied_pages(regions):
     """[first page, count] runs of the pages in `regions` that this process now holds alone."""
-    import re
-
     runs = []
     with open("/proc/self/pagemap", "rb", buffering=0) as f:
         for lo, hi in regions:
@@ -155,6 +154,17 @@ def _copied_pages(regions):
             flags = f.read((hi - lo) * 8)[7::8].translate(_COPIED)
             runs.extend([lo + m.start(), m.end() - m.start()] for m in re.finditer(rb"1+", flags))
     return runs
+
+
+def _joined(spans, gap):
+    """Sorted [first page, end page) spans as [first, end] lists, those at most `gap` pages apart joined."""
+    out = []
+    for a, b in spans:
+        if out and a <= out[-1][1] + gap:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
 
 
 def _use_prefault(runs):
@@ -172,14 +182,8 @@ def _use_prefault(runs):
             if a < b:
                 pages.append((a, b))
             i += 1
-    joined = []
-    for a, b in pages:
-        if joined and a <= joined[-1][1] + 1:
-            joined[-1][1] = max(joined[-1][1], b)
-        else:
-            joined.append([a, b])
     kept, total = [], 0
-    for a, b in joined[:PREFAULT_MAX_RANGES]:
+    for a, b in _joined(pages, 1)[:PREFAULT_MAX_RANGES]:
         if total + b - a > PREFAULT_MAX_PAGES:
             break
         kept.append((a * PAGE, (b - a) * PAGE))
@@ -215,18 +219,13 @@ class CopiedPages:
                 return
         except (ValueError, TypeError):
             return
-        pages = set()
+        pages = set()  # what was kept so far first, then the report's, while they fit
         for lo, count in self.runs + runs:
             if len(pages) + count > PREFAULT_MAX_PAGES:
                 break
             pages.update(range(lo, lo + count))
-        merged = []
-        for page in sorted(pages):
-            if merged and merged[-1][0] + merged[-1][1] == page:
-                merged[-1][1] += 1
-            else:
-                merged.append([page, 1])
-        self.runs = merged[:PREFAULT_MAX_RANGES]
+        union = _joined(((page, page + 1) for page in sorted(pages)), 0)
+        self.runs = [[a, b - a] for a, b in union[:PREFAULT_MAX_RANGES]]
         self.unsent = True
 
     def take(self):
