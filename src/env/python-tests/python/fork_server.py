@@ -21,11 +21,11 @@ fd 1 is pointed at stderr, so library chatter cannot corrupt the replies):
           "prepare_ms", "templates_made", "restore_ms", "templates_kb", "copied_ahead_kb"}
 
 `preload` names modules the program will import (the task's own imports): from a
-list's second run on they are imported once in a template process forked from this
-one and kept for later runs with the same list (a first run forks from the template
-closest to its list and imports the rest itself); the test child is forked from the
-template and handed over to PID 1 (double fork), so its parent is PID 1 as in a
-fresh sandbox.
+list's third run on they are imported once in a template process forked from this
+one and kept for later runs with the same list (its first two runs fork from the
+template closest to the list and import the rest themselves); the test child is
+forked from the template and handed over to PID 1 (double fork), so its parent is
+PID 1 as in a fresh sandbox.
 A source's (this process's, or a template's) first few test children report the pages
 of its memory they copied on write (from /proc/self/pagemap at their exit), and its
 later children copy those pages at once, first thing, with one madvise call per range:
@@ -64,6 +64,8 @@ _PR_SET_DUMPABLE = 4
 MAX_FD = 65536
 # Templates kept per server (each holds its own imported libraries in memory).
 MAX_TEMPLATES = 16
+# The run of an import list from which on it has a template of its own (see Server.template).
+TEMPLATE_FROM_RUN = 3
 # Memory the templates may add up to together (kB): a container's server
 # gets 1 GiB on top of a test's memory limit (FORK_SERVER.containerExtraMb), for itself too.
 TEMPLATE_MEMORY_KB = 768 << 10
@@ -700,11 +702,12 @@ class Server:
             # Forked from the template holding the most of these modules, it imports only the rest.
             parents = [t for t in self.templates.values() if set(t.modules) <= set(wanted)]
             parent = self.steps_toward(wanted, max(parents, key=lambda t: len(t.modules), default=None))
-            if self.asked[key] < 2:
-                # A list's first run gets no template of its own: most lists come once, and
-                # then a template costs more than it saves (its fork, its collection, and the
-                # pages the run copies from it). The run forks from the closest template (or
-                # from us) and imports the rest itself, as a fresh interpreter would.
+            if self.asked[key] < TEMPLATE_FROM_RUN:
+                # A list's first runs get no template of its own: most lists come once or
+                # twice, and then a template costs more than it saves (its fork, the collection
+                # and freeze after its imports, and the pages the runs copy from it). The run
+                # forks from the closest template (or from us) and imports the rest itself, as
+                # a fresh interpreter would.
                 return parent
             try:
                 template = self.new_template(wanted, parent)
