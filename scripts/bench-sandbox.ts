@@ -23,7 +23,7 @@ import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
 import { BCB_ROLE, BcbEvaluator, defaultDockerSettings } from '../src/bench/bcb/evaluator.js';
 import { DockerPythonTestRunner } from '../src/env/python-tests/docker.js';
-import type { ForkServerStats } from '../src/env/python-tests/fork-server.js';
+import { forkServerSource, type ForkServerStats } from '../src/env/python-tests/fork-server.js';
 import { LocalPythonTestRunner } from '../src/env/python-tests/local.js';
 import { asset } from '../src/util/paths.js';
 
@@ -148,12 +148,12 @@ function firstTouchMsPer100Mb(): { first: number; again: number } {
  * JSON. Where N at once take N times as long as one, the kernel or VM does that work one
  * process at a time, and the slots slow each other down.
  */
-async function pythonTogether(program: string, together: number): Promise<unknown[]> {
+async function pythonTogether(program: string, together: number, ...args: string[]): Promise<unknown[]> {
   // Room for the slowest set-up here (importing pandas and matplotlib on a cold disk cache).
   const at = String(Date.now() / 1000 + 6);
   const runs = Array.from({ length: together }, () =>
     new Promise<unknown>((resolve, reject) => {
-      const child = spawn('/usr/bin/python3', ['-c', program, at], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MPLBACKEND: 'Agg' } });
+      const child = spawn('/usr/bin/python3', ['-c', program, at, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MPLBACKEND: 'Agg' } });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
       child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`a timing program exited with code ${code}`))));
@@ -183,14 +183,14 @@ async function forkMs(together: number): Promise<number> {
  * The same pandas and matplotlib work (a test's kind), timed in the warm process that
  * has run it before, as the first thing a child forked from that process does, and as a
  * child's first run after it copied ahead the pages an earlier child copied on write
- * (what the fork server does; the copy is timed with the work), with `together` such
- * processes at once: the first number is what the work costs, the others what a fork
- * server's test pays for it in a new address space. Medians, ms; null when
- * /usr/bin/python3 lacks pandas or matplotlib.
+ * (through the fork server's own code, given as argv[2]; the copy is timed with the
+ * work), with `together` such processes at once: the first number is what the work
+ * costs, the others what a fork server's test pays for it in a new address space.
+ * Medians, ms; null when /usr/bin/python3 lacks pandas or matplotlib.
  */
 async function firstRunMs(together: number): Promise<{ warm: number; child: number; ahead: number } | null> {
   const program = [
-    'import ctypes, json, os, re, statistics, sys, time',
+    'import json, os, statistics, sys, time, types',
     'try:',
     '    import numpy as np, pandas as pd, matplotlib.pyplot as plt',
     'except ImportError:',
@@ -212,32 +212,28 @@ async function firstRunMs(together: number): Promise<{ warm: number; child: numb
     '    if pid == 0:',
     '        os.write(w, str(timed()).encode()); os._exit(0)',
     '    os.close(w); child.append(float(os.read(r, 64))); os.close(r); os.waitpid(pid, 0)',
-    'regions = [[int(x, 16) for x in l.split()[0].split("-")] for l in open("/proc/self/maps") if l.split()[1][:2] == "rw" and l.split()[1][3] == "p"]',
+    'fs = types.ModuleType("fork_server")',
+    'exec(compile(sys.argv[2], "fork_server.py", "exec"), fs.__dict__)',
+    'regions = fs._private_writable()',
     'r, w = os.pipe()',
     'pid = os.fork()',
     'if pid == 0:',
-    '    work(); runs = []',
-    '    with open("/proc/self/pagemap", "rb", buffering=0) as pm:',
-    '        for lo, hi in regions:',
-    '            pm.seek(lo // 4096 * 8); flags = bytes(b & 0x81 == 0x81 for b in pm.read((hi - lo) // 4096 * 8)[7::8])',
-    '            runs += [[lo + m.start() * 4096, (m.end() - m.start()) * 4096] for m in re.finditer(b"\\x01+", flags)]',
-    '    os.write(w, json.dumps(runs).encode()); os._exit(0)',
+    '    work(); os.write(w, json.dumps(fs._copied_pages(regions)).encode()); os._exit(0)',
     'os.close(w); report = b""',
     'while chunk := os.read(r, 1 << 16): report += chunk',
-    'os.close(r); os.waitpid(pid, 0); copied = json.loads(report)',
-    'madvise = ctypes.CDLL(None).madvise; madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)',
+    'os.close(r); os.waitpid(pid, 0); fs._use_prefault(json.loads(report))',
     'ahead = []',
     'for _ in range(15):',
     '    r, w = os.pipe()',
     '    pid = os.fork()',
     '    if pid == 0:',
     '        t = time.monotonic()',
-    '        for address, length in copied: madvise(address, length, 23)  # MADV_POPULATE_WRITE',
+    '        fs._copy_ahead()',
     '        work(); os.write(w, str((time.monotonic() - t) * 1000).encode()); os._exit(0)',
     '    os.close(w); ahead.append(float(os.read(r, 64))); os.close(r); os.waitpid(pid, 0)',
     'print(json.dumps({"warm": statistics.median(warm), "child": statistics.median(child), "ahead": statistics.median(ahead)}))',
   ].join('\n');
-  const runs = (await pythonTogether(program, together)) as ({ warm: number; child: number; ahead: number } | null)[];
+  const runs = (await pythonTogether(program, together, forkServerSource())) as ({ warm: number; child: number; ahead: number } | null)[];
   const done = runs.filter((r) => r !== null);
   if (done.length < runs.length) return null;
   return { warm: mean(done.map((r) => r.warm)), child: mean(done.map((r) => r.child)), ahead: mean(done.map((r) => r.ahead)) };

@@ -193,6 +193,12 @@ def _use_prefault(runs):
     _PREFAULT[:] = kept
 
 
+def _copy_ahead():
+    """Copies the pages of _PREFAULT into this process now, one madvise per range."""
+    for address, length in _PREFAULT:
+        _libc.madvise(address, length, _MADV_POPULATE_WRITE)
+
+
 def _prefault_kb():
     return sum(length for _address, length in _PREFAULT) >> 10
 
@@ -316,8 +322,7 @@ def _exit_status(exc):
 
 def _become_test(meta, program_fd, input_fd, out_fd, err_fd, result_fd, report_fd=None):
     """Turns this freshly forked process into the test program. Never returns."""
-    for address, length in _PREFAULT:
-        _libc.madvise(address, length, _MADV_POPULATE_WRITE)
+    _copy_ahead()
     try:
         if report_fd is not None:
             # Out of the test's way: the highest fd it may have, and closed in anything it execs.
