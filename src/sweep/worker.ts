@@ -35,20 +35,35 @@ export interface Capabilities {
   missing: Map<Need, string>;
 }
 
-export async function detectCapabilities(): Promise<Capabilities> {
+/**
+ * What this machine has, probed at once. Needs in `without` are not probed at all: a
+ * worker kept off containers never waits on a busy engine (up to a minute, engine.ts).
+ */
+export async function detectCapabilities(without: readonly Need[] = []): Promise<Capabilities> {
   const have = new Set<Need>();
   const missing = new Map<Need, string>();
-  const bwrap = await checkBwrap();
-  if (bwrap.ok) have.add('bwrap');
-  else missing.set('bwrap', bwrap.reason);
-  if (existsSync(mysqlSocket()) && mysqlClient()) have.add('mariadb');
-  else missing.set('mariadb', `no MariaDB at ${mysqlSocket()}; ${START_HINT}`);
-  try {
-    await openEngine(null);
-    have.add('containers');
-  } catch (err) {
-    missing.set('containers', errorMessage(err));
-  }
+  const probes: Record<Need, () => Promise<string | null>> = {
+    bwrap: async () => {
+      const bwrap = await checkBwrap();
+      return bwrap.ok ? null : bwrap.reason;
+    },
+    mariadb: async () => (existsSync(mysqlSocket()) && mysqlClient() ? null : `no MariaDB at ${mysqlSocket()}; ${START_HINT}`),
+    containers: async () => {
+      try {
+        await openEngine(null);
+        return null;
+      } catch (err) {
+        return errorMessage(err);
+      }
+    },
+  };
+  await Promise.all(
+    ALL_NEEDS.map(async (n) => {
+      const reason = without.includes(n) ? 'turned off with --without' : await probes[n]();
+      if (reason === null) have.add(n);
+      else missing.set(n, reason);
+    }),
+  );
   return { have, missing };
 }
 
@@ -115,11 +130,7 @@ export interface RunningWorker {
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const target = queueTarget(opts.url);
   await checkReachable(target);
-  const caps = await detectCapabilities();
-  for (const n of opts.without ?? []) {
-    caps.have.delete(n);
-    caps.missing.set(n, 'turned off with --without');
-  }
+  const caps = await detectCapabilities(opts.without);
   const name = opts.name ?? `${hostname()}:${process.pid}`;
   for (const n of ALL_NEEDS) if (!caps.have.has(n)) opts.log(`worker ${name}: leaving cells and episodes that need ${n} to other workers: ${caps.missing.get(n)}\n`);
   // One rate limit per endpoint for every process of a run or sweep, kept in Redis.
