@@ -114,8 +114,8 @@ node_at=$(awk '$0 ~ /\[setup\] == node$/ { print $1; exit }' "$work/setup.log")
   die "bench:fresh: the main job exited $rc"
 }
 printf 'fresh Debian: %s packages before setup; Node %s from this machine; %s cores\n' "$(cat "$work/packages-before")" "$(node --version)" "$(nproc)"
-printf '  setup, system-bcb (apt: bubblewrap, Python libraries)  %4d s\n' "$node_at"
-printf '  setup, node (npm install, build)                        %4d s\n' "$((setup - node_at))"
+printf '  setup, compiler; system-bcb (apt), npm install beside  %4d s\n' "$node_at"
+printf '  setup, node (rest of npm install, build)                %4d s\n' "$((setup - node_at))"
 printf '  main job: first epoch printed at                        %4d s\n' "$first"
 printf '  README command 1, total                                 %4d s   goal <= 480 s\n' "$total"
 grep '^done:' "$work/run.log" | sed 's/^/  /'

@@ -27,10 +27,43 @@ else
 fi
 
 for piece in "${pieces[@]}"; do
-  script="$here/setup/$piece.sh"
-  [ -f "$script" ] || die "unknown setup piece '$piece' (groups: main, test; pieces: ${all_pieces[*]})"
+  [ -f "$here/setup/$piece.sh" ] || die "unknown setup piece '$piece' (groups: main, test; pieces: ${all_pieces[*]})"
+done
+
+# One apt-get update for all the pieces (lib.sh, apt_update_once).
+MEMRL_APT_STAMP=$(mktemp -t memrl-setup-apt-updated.XXXXXX)
+export MEMRL_APT_STAMP
+npm_pid=
+npm_log=
+trap 'rm -f "$MEMRL_APT_STAMP"; [ -z "$npm_pid" ] || kill "$npm_pid" 2>/dev/null || true' EXIT
+
+# npm install needs nothing of the system pieces but a compiler and git, and takes minutes
+# on a fresh machine (better-sqlite3 compiles there): with those installed first, it runs
+# beside the other pieces' apt installs, and the node piece's build waits for it.
+if [ "${#pieces[@]}" -gt 1 ] && [[ " ${pieces[*]} " == *" node "* ]]; then
+  log "== node (tools, then npm install beside the other pieces)"
+  bash "$here/setup/node.sh" tools
+  npm_log=$(mktemp -t memrl-setup-npm.XXXXXX.log)
+  log "node: npm install runs in the background (output in $npm_log)"
+  bash "$here/setup/node.sh" deps >"$npm_log" 2>&1 &
+  npm_pid=$!
+fi
+
+for piece in "${pieces[@]}"; do
   log "== $piece"
-  bash "$script"
+  if [ "$piece" = node ] && [ -n "$npm_pid" ]; then
+    pid=$npm_pid
+    npm_pid=
+    if ! wait "$pid"; then
+      tail -n 20 "$npm_log" >&2
+      die "npm install failed (full output: $npm_log)"
+    fi
+    grep '^\[setup\]' "$npm_log" || true
+    rm -f "$npm_log"
+    bash "$here/setup/node.sh" build
+  else
+    bash "$here/setup/$piece.sh"
+  fi
 done
 log "done: ${pieces[*]}"
 if [ "$#" -eq 0 ]; then

@@ -28,13 +28,16 @@ deb_available() {
   [ -n "$cand" ] && [ "$cand" != "(none)" ]
 }
 
+# Once per setup.sh run: its pieces are separate processes, so setup.sh hands them a
+# file (MEMRL_APT_STAMP) the first update writes to.
 _APT_UPDATED=0
 apt_update_once() {
-  if [ "$_APT_UPDATED" -eq 0 ]; then
+  if [ "$_APT_UPDATED" -eq 0 ] && ! [ -s "${MEMRL_APT_STAMP:-}" ]; then
     log "apt-get update"
     as_root apt-get update -qq >/dev/null || die "apt-get update failed"
-    _APT_UPDATED=1
+    [ -z "${MEMRL_APT_STAMP:-}" ] || echo updated >"$MEMRL_APT_STAMP"
   fi
+  _APT_UPDATED=1
 }
 
 # Install the given packages, skipping installed ones; apt-get update only if
