@@ -10,7 +10,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/setup/lib.sh"
 
 # Order matters: system packages first, the build last.
-all_pieces=(system-bcb browser mariadb redis rootfs podman images node)
+all_pieces=(system-bcb system-bcb-heavy browser mariadb redis rootfs podman images node)
 main_pieces=(system-bcb node)
 
 pieces=()
@@ -67,5 +67,5 @@ for piece in "${pieces[@]}"; do
 done
 log "done: ${pieces[*]}"
 if [ "$#" -eq 0 ]; then
-  log "the other pieces (LLB's MariaDB and root filesystem, Redis, Podman and images, Chromium) come with: bash scripts/setup.sh <piece>, or all of them with: bash scripts/setup.sh test"
+  log "the other pieces (BigCodeBench's heavy libraries, LLB's MariaDB and root filesystem, Redis, Podman and images, Chromium) come with: bash scripts/setup.sh <piece>, or all of them with: bash scripts/setup.sh test"
 fi

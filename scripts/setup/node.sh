@@ -21,13 +21,15 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 # git: run.json records the checkout's commit, and `memrl prompts import` the reference
 # checkout's. A tarball of the repository on a minimal Debian comes without it.
 if [ "$step" = all ] || [ "$step" = tools ]; then
-  command -v git >/dev/null 2>&1 || APT_NO_RECOMMENDS=1 apt_install_missing git
+  tools=()
+  command -v git >/dev/null 2>&1 || tools+=(git)
   # better-sqlite3 (ours, and mem0ai's) downloads a prebuilt binary from GitHub, and
   # compiles itself where GitHub is out of reach: that needs a C++ compiler, make and
   # Node's headers (those of the installed Node, so node-gyp need not download them).
   # A machine that reaches only the npm registry and Debian's archive gets them here.
   command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 ||
-    APT_NO_RECOMMENDS=1 apt_install_missing g++ make python3
+    tools+=(g++ make python3)
+  [ "${#tools[@]}" -eq 0 ] || APT_NO_RECOMMENDS=1 apt_install_missing "${tools[@]}"
 fi
 
 # When run through sudo, build as the invoking user so the checkout stays theirs.

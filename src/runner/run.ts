@@ -47,6 +47,7 @@ import { learningOutcome } from './reward-noise.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
 import { fileReporters } from './reporters/index.js';
 import { RunFolder } from './run-folder.js';
+import { blockedTasksNotice } from './blocked-tasks.js';
 
 export interface RunPlan<T extends TaskBase = TaskBase> {
   benchmark: Benchmark<T>;
@@ -312,7 +313,9 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const keptUpToEpoch = ckpt ? doneEpoch : -1;
   // The outcome matrix so far: the kept rows, then each committed batch (metrics and retries read it).
   const rows: OutcomeRow[] = resuming ? folder.rowsUpTo(keptUpToEpoch) : [];
-  emit('onRunStart', { info, resuming, keptUpToEpoch, kept: rows, notices: ckpt?.recovered ? [ckpt.recovered] : [] });
+  const blocked = blockedTasksNotice(evaluator, plan.runValidation ? [...trainTaskIds, ...validTaskIds] : trainTaskIds);
+  const notices = [...(ckpt?.recovered ? [ckpt.recovered] : []), ...(blocked ? [blocked] : [])];
+  emit('onRunStart', { info, resuming, keptUpToEpoch, kept: rows, notices });
   if (ckpt?.recovered) log.warn({ event: 'checkpoint_recovered', detail: ckpt.recovered }, 'damaged checkpoint');
   // Entries of checkpointed epochs are stale (a kill between checkpoint and journal reset).
   const journal = new Journal(folder.path(JOURNAL_FILE), (e) => plan.resume && (!ckpt || e.epoch > doneEpoch));

@@ -64,6 +64,8 @@ describe('run.json of a BCB run', () => {
     expect(ev.blockedTasks).toEqual(blockedByMissingLibs(tasks, ev.missingLibs));
     if ((ev.missingLibs as string[]).includes('tensorflow')) {
       expect(ev.blockedTasks).toContainEqual({ taskId: 'BigCodeBench/289', reason: expect.stringMatching(/needs tensorflow/) });
+      // The run's start says so too; 417 is a validation task, and this run does not validate.
+      expect(r.stderr).toMatch(/\n {2}note: 1 of the 2 tasks cannot pass here, whatever the model writes: BigCodeBench\/289 needs tensorflow/);
     }
     expect(ev.blockedTasks.map((b: { taskId: string }) => b.taskId)).not.toContain('BigCodeBench/13');
 

@@ -9,6 +9,7 @@ import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
 import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
 import { bcbSimPlayer } from './sim-player.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbEvaluatorSettings } from './evaluator.js';
+import { HEAVY_SETUP_COMMAND, heavySetupModules } from './heavy-libraries.js';
 
 export interface BcbBenchmarkOptions {
   load: BcbLoadOptions;
@@ -20,9 +21,12 @@ export interface BcbBenchmarkOptions {
 /** Tasks that need a library the sandbox lacks: they cannot pass whatever the model writes. */
 export function blockedByMissingLibs(tasks: readonly BcbTask[], missingLibs: readonly string[]): { taskId: string; reason: string }[] {
   const missing = new Set(missingLibs);
+  const heavy = heavySetupModules();
   return tasks.flatMap((t) => {
     const lacking = t.libs.filter((l) => missing.has(l));
-    return lacking.length ? [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox` }] : [];
+    if (!lacking.length) return [];
+    const fix = lacking.some((l) => heavy.has(l)) ? ` (${HEAVY_SETUP_COMMAND} installs ${lacking.filter((l) => heavy.has(l)).join(', ')})` : '';
+    return [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox${fix}` }];
   });
 }
 

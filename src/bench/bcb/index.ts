@@ -43,7 +43,10 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   manifest: (s) => ({ bcb: s }),
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
-    local: async () => [{ backend: 'local', part: 'bcb tests', ...(await probeEnv('python-tests', 'local', {})) }],
+    local: async () => [
+      { backend: 'local', part: 'bcb tests', ...(await probeEnv('python-tests', 'local', {})) },
+      { backend: 'local', part: 'bcb libraries', ...(await (await import('./doctor.js')).probeBcbLibraries()) },
+    ],
   },
   goldCheck: bcbGoldCheck,
 };
