@@ -35,7 +35,8 @@ MEMRL_APT_STAMP=$(mktemp -t memrl-setup-apt-updated.XXXXXX)
 export MEMRL_APT_STAMP
 npm_pid=
 npm_log=
-trap 'rm -f "$MEMRL_APT_STAMP"; [ -z "$npm_pid" ] || kill "$npm_pid" 2>/dev/null || true' EXIT
+# A piece that fails stops the npm install too (npm first: it would outlive its shell).
+trap 'rm -f "$MEMRL_APT_STAMP"; [ -z "$npm_pid" ] || { pkill -TERM -P "$npm_pid"; kill "$npm_pid"; rm -f "$npm_log"; } 2>/dev/null || true' EXIT
 
 # npm install needs nothing of the system pieces but a compiler and git, and takes minutes
 # on a fresh machine (better-sqlite3 compiles there): with those installed first, it runs
