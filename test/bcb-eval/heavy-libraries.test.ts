@@ -3,31 +3,24 @@
  * the bcb image still installs them (its list is bcb-packages.txt), and a task that needs
  * one names the setup command that installs it; a library nobody packages gets no such hint.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { blockedByMissingLibs } from '../../src/bench/bcb/benchmark.js';
 import { probeBcbLibraries } from '../../src/bench/bcb/doctor.js';
 import { BCB_MODULES } from '../../src/bench/bcb/libraries.js';
 import { readBcbTasks } from '../../src/bench/bcb/dataset.js';
-import { HEAVY_SETUP_COMMAND, heavySetupModules } from '../../src/bench/bcb/heavy-libraries.js';
-import { asset, sharedDataDir } from '../../src/util/paths.js';
+import { HEAVY_SETUP_COMMAND, heavySetupModules, readSetupPackageList } from '../../src/bench/bcb/heavy-libraries.js';
+import { sharedDataDir } from '../../src/util/paths.js';
 import { join } from 'node:path';
 import { checkBwrap } from '../../src/env/bwrap/check.js';
 import { IN_CI } from '../helpers/require-engine.js';
 
 const bwrap = await checkBwrap();
 
-const packages = (file: string): string[][] =>
-  readFileSync(asset('scripts', 'setup', file), 'utf8')
-    .split('\n')
-    .map((l) => l.replace(/#.*/, '').trim().split(/\s+/))
-    .filter((cols) => cols[0] && cols[0] !== '-');
-
 describe('BigCodeBench libraries left out of the main setup', () => {
   it('are wordcloud and gensim, and the image list still has their packages', () => {
     expect([...heavySetupModules()].sort()).toEqual(['gensim', 'wordcloud']);
-    const full = new Map(packages('bcb-packages.txt').map(([pkg, mod]) => [pkg, mod]));
-    for (const [pkg, mod] of packages('bcb-heavy-packages.txt')) expect(full.get(pkg!), pkg).toBe(mod);
+    const full = new Map(readSetupPackageList('bcb-packages.txt'));
+    for (const [pkg, mod] of readSetupPackageList('bcb-heavy-packages.txt')) expect(full.get(pkg), pkg).toBe(mod);
   });
 
   it('a task that needs one is blocked with the command that installs it', () => {

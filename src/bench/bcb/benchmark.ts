@@ -25,7 +25,8 @@ export function blockedByMissingLibs(tasks: readonly BcbTask[], missingLibs: rea
   return tasks.flatMap((t) => {
     const lacking = t.libs.filter((l) => missing.has(l));
     if (!lacking.length) return [];
-    const fix = lacking.some((l) => heavy.has(l)) ? ` (${HEAVY_SETUP_COMMAND} installs ${lacking.filter((l) => heavy.has(l)).join(', ')})` : '';
+    const installable = lacking.filter((l) => heavy.has(l));
+    const fix = installable.length ? ` (${HEAVY_SETUP_COMMAND} installs ${installable.join(', ')})` : '';
     return [{ taskId: t.id, reason: `needs ${lacking.join(', ')}, not installed in the sandbox${fix}` }];
   });
 }

@@ -8,24 +8,29 @@ import { asset } from '../../util/paths.js';
 
 export const HEAVY_SETUP_COMMAND = 'bash scripts/setup.sh system-bcb-heavy';
 
+/**
+ * [package, module] of each line of a setup package list (scripts/setup/<file>), as
+ * setup's read_package_list reads it: '#' comments and '-' lines (unpackaged) left out.
+ * Empty when the file is not there (an installed package without scripts/).
+ */
+export function readSetupPackageList(file: string): [string, string][] {
+  let text = '';
+  try {
+    text = readFileSync(asset('scripts', 'setup', file), 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim().split(/\s+/))
+    .filter((cols) => cols.length >= 2 && cols[0] !== '-')
+    .map((cols) => [cols[0]!, cols[1]!]);
+}
+
 let modules: Set<string> | undefined;
 
-/** Module names (the list's second column); empty when the list is not there (an installed package without scripts/). */
+/** Module names of the heavy list, read once. */
 export function heavySetupModules(): ReadonlySet<string> {
-  if (!modules) {
-    let text = '';
-    try {
-      text = readFileSync(asset('scripts', 'setup', 'bcb-heavy-packages.txt'), 'utf8');
-    } catch {
-      // No setup scripts beside this build: no hint to give.
-    }
-    modules = new Set(
-      text
-        .split('\n')
-        .map((line) => line.replace(/#.*/, '').trim().split(/\s+/))
-        .filter((cols) => cols.length >= 2 && cols[0] !== '-')
-        .map((cols) => cols[1]!),
-    );
-  }
+  modules ??= new Set(readSetupPackageList('bcb-heavy-packages.txt').map(([, mod]) => mod));
   return modules;
 }
