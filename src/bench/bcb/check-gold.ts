@@ -4,10 +4,10 @@
  * own solution fails here cannot be solved by any model on this machine.
  */
 import type { DockerSettings } from '../../config/types.js';
-import { mapPool } from '../../util/pool.js';
+import { mapPoolByGroup } from '../../util/group-pool.js';
 import { UserError } from '../../util/errors.js';
 import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
-import type { BcbEvalMode, BcbEvalResult } from './evaluate.js';
+import { importGroup, type BcbEvalMode, type BcbEvalResult } from './evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbBackend, type BcbEvaluator } from './evaluator.js';
 import { goldDurationsPath, readGoldDurations, recordGoldDurations, slowestFirst } from './gold-durations.js';
 
@@ -170,9 +170,11 @@ async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path
 
   const started = Date.now();
   let done = 0;
-  const finished = await mapPool(order, opts.concurrency, async (task) => {
+  // Tasks with the same imports go to the same worker, so that its fork server imports them once.
+  const finished = await mapPoolByGroup(order, opts.concurrency, importGroup, async (task, placement) => {
     const verdict = await evaluator.evaluate(task, goldSolution(task), {
       mode: opts.mode,
+      placement,
       ...(opts.timeoutSec !== undefined ? { timeoutSec: opts.timeoutSec } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });

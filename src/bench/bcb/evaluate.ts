@@ -23,6 +23,7 @@ import type { PythonWarmup } from '../../env/python-tests/contract.js';
 import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
 import { asset } from '../../util/paths.js';
 import type { BcbTask } from './dataset.js';
+import { BCB_MODULES } from './libraries.js';
 
 export type BcbEvalMode = 'reference' | 'calibrated';
 
@@ -42,6 +43,11 @@ export interface BcbEvalOptions {
   limits?: Partial<SandboxLimits>;
   /** Interpreter inside the sandbox. Default /usr/bin/python3 (or $MEMRL_SANDBOX_PYTHON). */
   python?: string;
+  /**
+   * For a caller that knows its queue (PythonRunRequest.affinity): the worker running
+   * this task, and how many more tasks of its importGroup that worker will run.
+   */
+  placement?: { worker: number; groupAhead: number };
 }
 
 export interface BcbIssue {
@@ -174,6 +180,28 @@ export function taskImports(task: Pick<BcbTask, 'code_prompt' | 'test'>): string
   }
   return [...found].sort();
 }
+
+/**
+ * Third-party packages every fork server has imported in its warm-up: matplotlib and
+ * what it imports (Debian's versions). Only placement depends on it: a wrong guess
+ * splits or merges groups, never changes a verdict.
+ */
+const WARM_PACKAGES = new Set(['matplotlib', 'numpy', 'PIL', 'dateutil']);
+
+/**
+ * The task's imports that a fork server would keep in a template (third-party ones it
+ * has not imported in its warm-up), as one key; undefined when there are none. Tasks
+ * with the same key are best run by the same server.
+ */
+export function importGroup(task: Pick<BcbTask, 'code_prompt' | 'test'>): string | undefined {
+  const own = taskImports(task).filter((m) => {
+    const top = m.split('.')[0] as string;
+    return BCB_THIRD_PARTY.has(top) && !WARM_PACKAGES.has(top);
+  });
+  return own.length > 0 ? own.join(' ') : undefined;
+}
+
+const BCB_THIRD_PARTY = new Set(BCB_MODULES);
 
 /** The fork server's warm-up: the harness as module __warm__ (matplotlib with this font list). */
 export function harnessWarmup(fontlist: MatplotlibFontList | null): PythonWarmup {

@@ -98,6 +98,7 @@ export class BcbEvaluator {
       outputBytes: PROGRAM_OUTPUT_BYTES,
       warm: this.warmup(fonts),
       preload: taskImports(task),
+      ...(opts.placement ? { affinity: opts.placement.worker, preloadAhead: opts.placement.groupAhead } : {}),
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });

@@ -56,6 +56,14 @@ export interface PythonRunRequest {
    */
   warm?: PythonWarmup;
   preload?: readonly string[];
+  /**
+   * Where the caller's queue is known (a gold check): runs with the same `affinity`
+   * go to the same warm server while it is free, and `preloadAhead` says how many more
+   * runs with this preload list will follow with it, so that a server can keep the
+   * list's imports from its first run on. Ignored like `preload`.
+   */
+  affinity?: number;
+  preloadAhead?: number;
 }
 
 /** A program run once in a fresh server before it takes runs, as module `__warm__`, `input` on its stdin. */

@@ -76,6 +76,8 @@ type Answer = { reply: Record<string, unknown> } | { failed: string; kind: 'unus
 /** One server: one request at a time. */
 export class ForkServer {
   runs = 0;
+  /** The affinity of its last run that had one (PythonRunRequest.affinity). */
+  affinity: number | undefined;
   /** Why this server may not take another run, once it may not. */
   retired: string | undefined;
   private waiting: ((a: Answer) => void) | undefined;
@@ -179,6 +181,7 @@ export class ForkServer {
         // What a fresh sandbox's program gets: the clean base, the test environment, the request's.
         env: { ...baseSandboxEnv(), ...PYTHON_TEST_ENV, ...req.env },
         preload: req.preload ?? [],
+        preload_ahead: req.preloadAhead ?? 0,
         limits,
         timeout: req.timeoutSec,
         result_bytes: req.resultBytes,
@@ -248,8 +251,12 @@ export class ForkServerPool {
     private readonly child: NonNullable<ForkServerLaunch['child']> = { limits: childLimits(limits), mergeOutput: false },
   ) {}
 
-  private async take(): Promise<ForkServer | undefined> {
-    for (let entry = this.idle.pop(); entry; entry = this.idle.pop()) {
+  /** An idle server (the one that last ran `affinity`'s runs, if it is idle), else a new one. */
+  private async take(affinity: number | undefined): Promise<ForkServer | undefined> {
+    for (;;) {
+      const own = affinity === undefined ? -1 : this.idle.findIndex((e) => e.server.affinity === affinity);
+      const [entry] = own >= 0 ? this.idle.splice(own, 1) : this.idle.splice(-1, 1);
+      if (!entry) break;
       clearTimeout(entry.timer);
       if (!entry.server.retired) return entry.server;
       void entry.server.stop(); // died while idle
@@ -287,12 +294,13 @@ export class ForkServerPool {
 
   /** Undefined when no server could take the run: the caller plays it in a fresh sandbox. */
   async run(req: PythonRunRequest): Promise<PythonRunResult | undefined> {
-    const server = await this.take();
+    const server = await this.take(req.affinity);
     if (!server) {
       this.stats.missed++;
       return undefined;
     }
     this.busy.add(server);
+    if (req.affinity !== undefined) server.affinity = req.affinity;
     try {
       const result = await server.run(req, this.child.limits, this.child.mergeOutput);
       this.stats[result ? 'served' : 'missed']++;

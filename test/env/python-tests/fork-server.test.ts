@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { goldSolution } from '../../../src/bench/bcb/check-gold.js';
 import { readBcbTasks, type BcbTask } from '../../../src/bench/bcb/dataset.js';
-import { taskImports } from '../../../src/bench/bcb/evaluate.js';
+import { importGroup, taskImports } from '../../../src/bench/bcb/evaluate.js';
 import { BcbEvaluator, defaultDockerSettings } from '../../../src/bench/bcb/evaluator.js';
 import { DockerPythonTestRunner } from '../../../src/env/python-tests/docker.js';
 import type { ForkServerStats } from '../../../src/env/python-tests/fork-server.js';
@@ -29,6 +29,12 @@ describe('taskImports', () => {
       test: 'import unittest\nfrom unittest.mock import patch\ntry:\n    import faker\nexcept ImportError:\n    pass\nclass TestCases(unittest.TestCase):\n    def test(self):\n        import scipy\n',
     };
     expect(taskImports(task)).toEqual(['numpy', 'os.path', 'pandas', 'sklearn.preprocessing', 'unittest', 'unittest.mock']);
+  });
+
+  it("groups tasks by the imports a server would keep for them: third-party ones, not the warm-up's", () => {
+    const task = (code_prompt: string) => ({ code_prompt, test: 'import unittest\nimport numpy as np\n' });
+    expect(importGroup(task('import pandas as pd\nimport matplotlib.pyplot as plt\nfrom sklearn.cluster import KMeans\nimport os\n'))).toBe('pandas sklearn.cluster');
+    expect(importGroup(task('import random\nimport matplotlib.pyplot as plt\n'))).toBeUndefined();
   });
 });
 
@@ -117,6 +123,29 @@ describe.skipIf(env.skip)('the fork server', () => {
       made.push(warm.forkServerStats().templates - before);
     }
     expect(made).toEqual([0, 0, 1, 0]);
+  });
+
+  it('a list the caller says will come again gets its template at once, in the server its affinity names', async () => {
+    const trivial = taskWith('    def test_ok(self):\n        self.assertEqual(task_func(), 42)');
+    const task = { code_prompt: 'import natsort\n', test: trivial.test }; // a list no other test here asks for
+    const code = 'import natsort\ndef task_func():\n    return 42\n';
+    const made = async (worker: number, groupAhead: number): Promise<number> => {
+      const before = warm.forkServerStats().templates;
+      const r = await fast.evaluate(task, code, { placement: { worker, groupAhead } });
+      expect(r.status, r.firstError).toBe('pass');
+      return warm.forkServerStats().templates - before;
+    };
+    // Two servers at once: affinity 0 runs the list's first run (two more to come), affinity 1 something else.
+    const before = warm.forkServerStats().templates;
+    const other = fast.evaluate(byId(1), goldSolution(byId(1)), { placement: { worker: 1, groupAhead: 0 } });
+    const first = await fast.evaluate(task, code, { placement: { worker: 0, groupAhead: 2 } });
+    expect(first.status, first.firstError).toBe('pass');
+    expect((await other).status).toBe('pass');
+    expect(warm.forkServerStats().templates - before).toBe(1);
+    // Affinity 1's server has not seen the list: told two more will come, it makes its own.
+    expect(await made(1, 2)).toBe(1);
+    // Affinity 0's server still holds its template.
+    expect(await made(0, 0)).toBe(0);
   });
 
   it('leaves nothing of a test to the next: files, processes, environment, module state', async () => {

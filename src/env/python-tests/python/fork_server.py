@@ -15,7 +15,7 @@ fd 1 is pointed at stderr, so library chatter cannot corrupt the replies):
       runs `program` once in this interpreter as module "__warm__", stdin = input
       -> {"ok": true, "python": str} | {"ok": false, "error": str}
   {"op": "run", "program": str, "input": str, "env": {str: str},
-   "preload": [module], "limits": {name: int}, "timeout": float,
+   "preload": [module], "preload_ahead": int, "limits": {name: int}, "timeout": float,
    "result_bytes": int, "output_bytes": int, "merge_output": bool}
       -> {"result", "stderr", "exit_code", "timed_out", "duration_ms", "clean", "note",
           "prepare_ms", "templates_made", "restore_ms", "templates_kb", "copied_ahead_kb"}
@@ -23,8 +23,9 @@ fd 1 is pointed at stderr, so library chatter cannot corrupt the replies):
 `preload` names modules the program will import (the task's own imports): from a
 list's third run on they are imported once in a template process forked from this
 one and kept for later runs with the same list (its first two runs fork from the
-template closest to the list and import the rest themselves); the test child is
-forked from the template and handed over to PID 1 (double fork), so its parent is
+template closest to the list and import the rest themselves; with `preload_ahead`,
+the runs of the list still to come here, the count includes those); the test child
+is forked from the template and handed over to PID 1 (double fork), so its parent is
 PID 1 as in a fresh sandbox.
 A source's (this process's, or a template's) first few test children report the pages
 of its memory they copied on write (from /proc/self/pagemap at their exit), and its
@@ -690,8 +691,9 @@ class Server:
             return {"ok": False, "error": "warming left the sandbox unclean: " + note}
         return {"ok": True, "python": sys.version.split()[0]}
 
-    def template(self, preload):
-        """The template for a preload list (made if need be, from the closest one), or None."""
+    def template(self, preload, ahead=0):
+        """The template for a preload list (made if need be, from the closest one), or None.
+        `ahead`: how many more runs of the list the caller says will come to us."""
         stdlib = sys.stdlib_module_names
         key = tuple(sorted({m for m in preload if m.split(".")[0] not in stdlib and m not in sys.modules}))
         # Importing a.b imports package a first: a template holding a serves a.b's list too.
@@ -707,12 +709,13 @@ class Server:
             # Forked from the template holding the most of these modules, it imports only the rest.
             parents = [t for t in self.templates.values() if set(t.modules) <= set(wanted)]
             parent = self.steps_toward(wanted, max(parents, key=lambda t: len(t.modules), default=None))
-            if self.asked[key] < TEMPLATE_FROM_RUN:
+            if self.asked[key] + ahead < TEMPLATE_FROM_RUN:
                 # A list's first runs get no template of its own: most lists come once or
                 # twice, and then a template costs more than it saves (its fork, the collection
                 # and freeze after its imports, and the pages the runs copy from it). The run
                 # forks from the closest template (or from us) and imports the rest itself, as
-                # a fresh interpreter would.
+                # a fresh interpreter would. A list the caller says will come often enough
+                # gets its template at once.
                 return parent
             try:
                 template = self.new_template(wanted, parent)
@@ -795,7 +798,7 @@ class Server:
                 pass  # the child reports it as python -c would
         template = None
         try:
-            template = self.template(req.get("preload") or [])
+            template = self.template(req.get("preload") or [], req.get("preload_ahead") or 0)
         except Exception:
             template = None  # the child imports them itself
         meta = {"env": req["env"], "limits": req["limits"]}
