@@ -187,6 +187,7 @@ export function taskImports(task: Pick<BcbTask, 'code_prompt' | 'test'>): string
  * splits or merges groups, never changes a verdict.
  */
 const WARM_PACKAGES = new Set(['matplotlib', 'numpy', 'PIL', 'dateutil']);
+const BCB_THIRD_PARTY = new Set(BCB_MODULES);
 
 /**
  * The task's imports that a fork server would keep in a template (third-party ones it
@@ -200,8 +201,6 @@ export function importGroup(task: Pick<BcbTask, 'code_prompt' | 'test'>): string
   });
   return own.length > 0 ? own.join(' ') : undefined;
 }
-
-const BCB_THIRD_PARTY = new Set(BCB_MODULES);
 
 /** The fork server's warm-up: the harness as module __warm__ (matplotlib with this font list). */
 export function harnessWarmup(fontlist: MatplotlibFontList | null): PythonWarmup {
