@@ -7,17 +7,20 @@
  * orders them from its second run on). With --bigcodebench <checkout of
  * bigcode-project/bigcodebench> (or $BIGCODEBENCH_SRC) it also times BigCodeBench's
  * own untrusted_check on the same tasks with the same number of workers, as its
- * evaluate.py runs it (unsandboxed, on this machine's /usr/bin/python3).
+ * evaluate.py runs it (unsandboxed, on this machine's /usr/bin/python3). With
+ * --rounds N the fork server's two passes and BigCodeBench's checker run N times, taken
+ * in turn, and the ratios are given per round and as their median: this machine's speed
+ * drifts by 10% and more within minutes, so one round's ratio is a sample, not a result.
  * Prints numbers; asserts nothing.
  *
- *   npm run bench:sandbox [-- --limit 100 --concurrency 2 --evaluator local --bigcodebench <dir>]
+ *   npm run bench:sandbox [-- --limit 100 --concurrency 2 --evaluator local --bigcodebench <dir> --rounds 3]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { mean } from '../src/analysis/stats.js';
+import { mean, quantile } from '../src/analysis/stats.js';
 import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
 import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     evaluator: { type: 'string', default: 'local' },
     timeout: { type: 'string', default: '60' },
     bigcodebench: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const limit = Number(values.limit);
@@ -41,6 +45,11 @@ const concurrency = Number(values.concurrency);
 const backend = values.evaluator === 'docker' ? 'docker' : 'local';
 const timeoutSec = Number(values.timeout);
 const checkout = values.bigcodebench ?? process.env.BIGCODEBENCH_SRC;
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error(`--rounds ${values.rounds}: give a whole number of rounds, 1 or more`);
+  process.exit(2);
+}
 
 interface Timed {
   label: string;
@@ -259,36 +268,56 @@ async function main(): Promise<void> {
   // A warm page cache for both: the first pass reads every library from disk.
   console.log(`canonical solutions of the first ${limit} BigCodeBench tasks, ${concurrency} at a time, ${timeoutSec} s budget; the first pass only warms the disk cache`);
   await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false, durationsPath: null });
-  // Each pass in id order keeps its durations in its own new file; the last pass orders its tasks by the fork server's.
+  // Each pass in id order keeps its durations in its own new file; the pass after it orders its tasks by them.
   const scratch = mkdtempSync(join(tmpdir(), 'memrl-bench-sandbox-'));
   const plain = await ours(false, join(scratch, 'plain.json'));
-  const fast = await ours(true, join(scratch, 'fork.json'));
-  const slowestFirst = await ours(true, join(scratch, 'fork.json'), `${backend}, fork server, slowest first`);
+  const passes: { fast: Awaited<ReturnType<typeof ours>>; slowestFirst: Timed; bcb?: Timed }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const tag = rounds > 1 ? ` (round ${round})` : '';
+    const file = join(scratch, `fork-${round}.json`);
+    const fast = await ours(true, file, `${backend}, fork server${tag}`);
+    const slowestFirst = await ours(true, file, `${backend}, fork server, slowest first${tag}`);
+    const bcb = checkout ? await theirs(checkout) : undefined;
+    if (bcb) bcb.label += tag;
+    passes.push({ fast, slowestFirst, bcb });
+  }
   rmSync(scratch, { recursive: true, force: true });
-  const rows: Timed[] = [plain, fast, slowestFirst];
-  if (checkout) rows.push(await theirs(checkout));
-  console.log('path                                    tasks  passed  wall_s  tasks/s');
+  const rows: Timed[] = [plain, ...passes.flatMap((p) => [p.fast, p.slowestFirst, ...(p.bcb ? [p.bcb] : [])])];
+  const width = Math.max(38, ...rows.map((r) => r.label.length));
+  console.log(`${'path'.padEnd(width)}  tasks  passed  wall_s  tasks/s`);
   for (const r of rows) {
     const passed = [...r.verdicts.values()].filter((v) => v === 'pass').length;
-    console.log(`${r.label.padEnd(38)}  ${String(r.verdicts.size).padStart(5)}  ${String(passed).padStart(6)}  ${(r.wallMs / 1000).toFixed(1).padStart(6)}  ${((1000 * r.verdicts.size) / r.wallMs).toFixed(2).padStart(7)}`);
+    console.log(`${r.label.padEnd(width)}  ${String(r.verdicts.size).padStart(5)}  ${String(passed).padStart(6)}  ${(r.wallMs / 1000).toFixed(1).padStart(6)}  ${((1000 * r.verdicts.size) / r.wallMs).toFixed(2).padStart(7)}`);
   }
-  console.log(`fork server / fresh interpreter: ${(plain.wallMs / fast.wallMs).toFixed(2)}x; slowest first (durations of the fork server's pass in id order): ${(plain.wallMs / slowestFirst.wallMs).toFixed(2)}x`);
+  const round1 = passes[0]!;
+  console.log(`fork server / fresh interpreter: ${(plain.wallMs / round1.fast.wallMs).toFixed(2)}x; slowest first (durations of the fork server's pass in id order): ${(plain.wallMs / round1.slowestFirst.wallMs).toFixed(2)}x`);
   // What no checker saves: the slowest tests take this long whoever runs them.
-  const slowest = [...fast.report.results].sort((a, b) => b.durationMs - a.durationMs).slice(0, 3);
+  const slowest = [...round1.fast.report.results].sort((a, b) => b.durationMs - a.durationMs).slice(0, 3);
   const slowSum = slowest.reduce((sum, r) => sum + r.durationMs, 0);
   console.log(
-    `slowest tests (fork server): ${slowest.map((r) => `${r.id} ${(r.durationMs / 1000).toFixed(1)} s`).join(', ')}; ${(slowSum / 1000).toFixed(1)} s of the ${((concurrency * fast.wallMs) / 1000).toFixed(1)} s the ${concurrency} slots had`,
+    `slowest tests (fork server): ${slowest.map((r) => `${r.id} ${(r.durationMs / 1000).toFixed(1)} s`).join(', ')}; ${(slowSum / 1000).toFixed(1)} s of the ${((concurrency * round1.fast.wallMs) / 1000).toFixed(1)} s the ${concurrency} slots had`,
   );
-  const diff = [...differences(plain.verdicts, fast.verdicts), ...differences(plain.verdicts, slowestFirst.verdicts)];
+  const diff = passes.flatMap((p) => [...differences(plain.verdicts, p.fast.verdicts), ...differences(plain.verdicts, p.slowestFirst.verdicts)]);
   console.log(`verdicts that differ between our paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
-  const bcb = rows[3];
-  if (bcb) {
-    console.log(`fork server / BigCodeBench's checker: ${(bcb.wallMs / fast.wallMs).toFixed(2)}x in id order (as BigCodeBench starts them), ${(bcb.wallMs / slowestFirst.wallMs).toFixed(2)}x slowest first`);
-    const d = differences(fast.verdicts, bcb.verdicts, true);
-    console.log(`pass/fail verdicts that differ from BigCodeBench's checker: ${d.length}${d.length ? ` (${d.join('; ')})` : ''}`);
-  } else {
+  if (!checkout) {
     console.log("BigCodeBench's own checker: not timed (give --bigcodebench <checkout of bigcode-project/bigcodebench>)");
+    return;
   }
+  // Each round's ratios are against BigCodeBench's checker in the same round, run right after.
+  const ratios = passes.map((p) => ({ id: p.bcb!.wallMs / p.fast.wallMs, slowest: p.bcb!.wallMs / p.slowestFirst.wallMs }));
+  const x = (r: number): string => `${r.toFixed(2)}x`;
+  for (const [i, r] of ratios.entries()) {
+    console.log(`fork server / BigCodeBench's checker${rounds > 1 ? `, round ${i + 1}` : ''}: ${x(r.id)} in id order (as BigCodeBench starts them), ${x(r.slowest)} slowest first`);
+  }
+  if (rounds > 1) {
+    const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+    console.log(
+      `fork server / BigCodeBench's checker, median of ${rounds} rounds: ${x(median(ratios.map((r) => r.id)))} in id order, ${x(median(ratios.map((r) => r.slowest)))} slowest first ` +
+        `(lowest ${x(Math.min(...ratios.map((r) => r.id)))} and ${x(Math.min(...ratios.map((r) => r.slowest)))})`,
+    );
+  }
+  const d = passes.flatMap((p) => differences(p.fast.verdicts, p.bcb!.verdicts, true));
+  console.log(`pass/fail verdicts that differ from BigCodeBench's checker: ${d.length}${d.length ? ` (${d.join('; ')})` : ''}`);
 }
 
 main().catch((err) => {
