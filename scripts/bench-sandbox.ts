@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { mean, quantile } from '../src/analysis/stats.js';
+import { mean, quantiles } from '../src/analysis/stats.js';
 import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
 import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
@@ -310,10 +310,10 @@ async function main(): Promise<void> {
     console.log(`fork server / BigCodeBench's checker${rounds > 1 ? `, round ${i + 1}` : ''}: ${x(r.id)} in id order (as BigCodeBench starts them), ${x(r.slowest)} slowest first`);
   }
   if (rounds > 1) {
-    const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+    const id = quantiles(ratios.map((r) => r.id))!;
+    const slowest = quantiles(ratios.map((r) => r.slowest))!;
     console.log(
-      `fork server / BigCodeBench's checker, median of ${rounds} rounds: ${x(median(ratios.map((r) => r.id)))} in id order, ${x(median(ratios.map((r) => r.slowest)))} slowest first ` +
-        `(lowest ${x(Math.min(...ratios.map((r) => r.id)))} and ${x(Math.min(...ratios.map((r) => r.slowest)))})`,
+      `fork server / BigCodeBench's checker, median of ${rounds} rounds: ${x(id.median)} in id order, ${x(slowest.median)} slowest first (lowest ${x(id.min)} and ${x(slowest.min)})`,
     );
   }
   const d = passes.flatMap((p) => differences(p.fast.verdicts, p.bcb!.verdicts, true));
