@@ -2,16 +2,17 @@
  * Speed of the BigCodeBench sandbox on the canonical solutions of the first N tasks
  * (default 100, 2 at a time): the plain path (a fresh sandbox and interpreter per
  * test) against the fork server (children of a warm interpreter), with the verdicts
- * of both compared task by task; the fork server once with the tasks started in id
- * order, once slowest first (by its first pass's durations, as `memrl check-gold`
- * orders them from its second run on). With --bigcodebench <checkout of
- * bigcode-project/bigcodebench> (or $BIGCODEBENCH_SRC) it also times BigCodeBench's
- * own untrusted_check on the same tasks with the same number of workers, as its
- * evaluate.py runs it (unsandboxed, on this machine's /usr/bin/python3). With
- * --rounds N the fork server's two passes and BigCodeBench's checker run N times, taken
- * in turn, and the ratios are given per round and as their median: this machine's speed
- * drifts by 10% and more within minutes, so one round's ratio is a sample, not a result.
- * Prints numbers; asserts nothing.
+ * of both compared task by task. The fork server runs three times: with the tasks
+ * started in id order (as BigCodeBench's checker starts them), by the durations shipped
+ * in data/bcb-gold-durations.json (as `memrl check-gold` starts a machine's first
+ * check), and slowest first by the id-order pass's durations (as it orders them from its
+ * second check on). With --bigcodebench <checkout of bigcode-project/bigcodebench>
+ * (or $BIGCODEBENCH_SRC) it also times BigCodeBench's own untrusted_check on the same
+ * tasks with the same number of workers, as its evaluate.py runs it (unsandboxed, on
+ * this machine's /usr/bin/python3). With --rounds N the fork server's three passes and
+ * BigCodeBench's checker run N times, taken in turn, and the ratios are given per round
+ * and as their median: this machine's speed drifts by 10% and more within minutes, so
+ * one round's ratio is a sample, not a result. Prints numbers; asserts nothing.
  *
  *   npm run bench:sandbox [-- --limit 100 --concurrency 2 --evaluator local --bigcodebench <dir> --rounds 3]
  */
@@ -20,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { mean, quantiles } from '../src/analysis/stats.js';
+import { mean, quantiles, type Quantiles } from '../src/analysis/stats.js';
 import { checkGoldBcb, type GoldReport } from '../src/bench/bcb/check-gold.js';
 import { readBcbTasks, compareTaskIds } from '../src/bench/bcb/dataset.js';
 import { BCB_IMAGE } from '../src/bench/bcb/config.js';
@@ -59,10 +60,12 @@ interface Timed {
 
 /**
  * Our path over the tasks. Tasks start in id order, as BigCodeBench's checker starts
- * them, unless `durations` holds an earlier pass's times: then slowest first, as
- * `memrl check-gold` orders them from its second run on. The durations are kept there.
+ * them, unless `durations` holds an earlier pass's times (then slowest first, as
+ * `memrl check-gold` orders them from its second check on) or `shipped` is set (then
+ * by memrl's shipped durations where `durations` has none, as a first check starts
+ * them). This pass's durations are kept in `durations`.
  */
-async function ours(forkServer: boolean, durations: string, label?: string): Promise<Timed & { report: GoldReport }> {
+async function ours(forkServer: boolean, durations: string, label?: string, shipped = false): Promise<Timed & { report: GoldReport }> {
   // Our own runner, to read where the fork servers' time went.
   const runner =
     backend === 'local'
@@ -72,7 +75,7 @@ async function ours(forkServer: boolean, durations: string, label?: string): Pro
   let report: GoldReport;
   let s: ForkServerStats | undefined;
   try {
-    report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator, durationsPath: durations });
+    report = await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit, timeoutSec, evaluator, durationsPath: durations, shippedDurations: shipped });
     s = runner.forkServerStats();
   } finally {
     await evaluator.close();
@@ -271,18 +274,19 @@ async function main(): Promise<void> {
   // Each pass in id order keeps its durations in its own new file; the pass after it orders its tasks by them.
   const scratch = mkdtempSync(join(tmpdir(), 'memrl-bench-sandbox-'));
   const plain = await ours(false, join(scratch, 'plain.json'));
-  const passes: { fast: Awaited<ReturnType<typeof ours>>; slowestFirst: Timed; bcb?: Timed }[] = [];
+  const passes: { fast: Awaited<ReturnType<typeof ours>>; firstCheck: Timed; slowestFirst: Timed; bcb?: Timed }[] = [];
   for (let round = 1; round <= rounds; round++) {
     const tag = rounds > 1 ? ` (round ${round})` : '';
     const file = join(scratch, `fork-${round}.json`);
-    const fast = await ours(true, file, `${backend}, fork server${tag}`);
+    const fast = await ours(true, file, `${backend}, fork server, id order${tag}`);
+    const firstCheck = await ours(true, join(scratch, `first-${round}.json`), `${backend}, fork server, shipped durations${tag}`, true);
     const slowestFirst = await ours(true, file, `${backend}, fork server, slowest first${tag}`);
     const bcb = checkout ? await theirs(checkout) : undefined;
     if (bcb) bcb.label += tag;
-    passes.push({ fast, slowestFirst, bcb });
+    passes.push({ fast, firstCheck, slowestFirst, bcb });
   }
   rmSync(scratch, { recursive: true, force: true });
-  const rows: Timed[] = [plain, ...passes.flatMap((p) => [p.fast, p.slowestFirst, ...(p.bcb ? [p.bcb] : [])])];
+  const rows: Timed[] = [plain, ...passes.flatMap((p) => [p.fast, p.firstCheck, p.slowestFirst, ...(p.bcb ? [p.bcb] : [])])];
   const width = Math.max(38, ...rows.map((r) => r.label.length));
   console.log(`${'path'.padEnd(width)}  tasks  passed  wall_s  tasks/s`);
   for (const r of rows) {
@@ -297,23 +301,26 @@ async function main(): Promise<void> {
   console.log(
     `slowest tests (fork server): ${slowest.map((r) => `${r.id} ${(r.durationMs / 1000).toFixed(1)} s`).join(', ')}; ${(slowSum / 1000).toFixed(1)} s of the ${((concurrency * round1.fast.wallMs) / 1000).toFixed(1)} s the ${concurrency} slots had`,
   );
-  const diff = passes.flatMap((p) => [...differences(plain.verdicts, p.fast.verdicts), ...differences(plain.verdicts, p.slowestFirst.verdicts)]);
+  const diff = passes.flatMap((p) => [p.fast, p.firstCheck, p.slowestFirst].flatMap((pass) => differences(plain.verdicts, pass.verdicts)));
   console.log(`verdicts that differ between our paths: ${diff.length}${diff.length ? ` (${diff.join('; ')})` : ''}`);
   if (!checkout) {
     console.log("BigCodeBench's own checker: not timed (give --bigcodebench <checkout of bigcode-project/bigcodebench>)");
     return;
   }
   // Each round's ratios are against BigCodeBench's checker in the same round, run right after.
-  const ratios = passes.map((p) => ({ id: p.bcb!.wallMs / p.fast.wallMs, slowest: p.bcb!.wallMs / p.slowestFirst.wallMs }));
+  const ratios = passes.map((p) => ({ id: p.bcb!.wallMs / p.fast.wallMs, first: p.bcb!.wallMs / p.firstCheck.wallMs, slowest: p.bcb!.wallMs / p.slowestFirst.wallMs }));
   const x = (r: number): string => `${r.toFixed(2)}x`;
   for (const [i, r] of ratios.entries()) {
-    console.log(`fork server / BigCodeBench's checker${rounds > 1 ? `, round ${i + 1}` : ''}: ${x(r.id)} in id order (as BigCodeBench starts them), ${x(r.slowest)} slowest first`);
+    console.log(
+      `fork server / BigCodeBench's checker${rounds > 1 ? `, round ${i + 1}` : ''}: ${x(r.id)} in id order (as BigCodeBench starts them), ` +
+        `${x(r.first)} by the shipped durations (a first check), ${x(r.slowest)} slowest first by this machine's (a later check)`,
+    );
   }
   if (rounds > 1) {
-    const id = quantiles(ratios.map((r) => r.id))!;
-    const slowest = quantiles(ratios.map((r) => r.slowest))!;
+    const [id, first, slowest] = (['id', 'first', 'slowest'] as const).map((k) => quantiles(ratios.map((r) => r[k]))!) as [Quantiles, Quantiles, Quantiles];
     console.log(
-      `fork server / BigCodeBench's checker, median of ${rounds} rounds: ${x(id.median)} in id order, ${x(slowest.median)} slowest first (lowest ${x(id.min)} and ${x(slowest.min)})`,
+      `fork server / BigCodeBench's checker, median of ${rounds} rounds: ${x(id.median)} in id order, ${x(first.median)} by the shipped durations, ${x(slowest.median)} slowest first ` +
+        `(lowest ${x(id.min)}, ${x(first.min)} and ${x(slowest.min)})`,
     );
   }
   const d = passes.flatMap((p) => differences(p.fast.verdicts, p.bcb!.verdicts, true));

@@ -7,7 +7,7 @@ import { categorizeFailure, checkGoldBcb, normalizeTaskId, type GoldReport } fro
 import { registerCheckGoldCommand } from '../../src/cli/commands/check-gold.js';
 import { formatGoldSummary } from '../../src/bench/bcb/gold-command.js';
 import { readBcbTasks } from '../../src/bench/bcb/dataset.js';
-import { readGoldDurations, recordGoldDurations } from '../../src/bench/bcb/gold-durations.js';
+import { readGoldDurations, readShippedGoldDurations, recordGoldDurations } from '../../src/bench/bcb/gold-durations.js';
 import { UserError } from '../../src/util/errors.js';
 import { requireBcbPython } from '../env/require-sandbox.js';
 
@@ -124,6 +124,23 @@ describe.skipIf(env.skip)('check-gold bcb on real tasks', () => {
     started.length = 0;
     await check(null);
     expect(started).toEqual(['BigCodeBench/1', 'BigCodeBench/4', 'BigCodeBench/5']);
+  });
+
+  it("starts a machine's first check by the durations shipped with memrl", async () => {
+    // Shipped: 9 about 220 ms, 10 about 50 ms, 1 about 20 ms (read below, not assumed).
+    const shipped = readShippedGoldDurations();
+    const ids = ['1', '9', '10'].map((n) => `BigCodeBench/${n}`);
+    const bySpeed = [...ids].sort((a, b) => (shipped[b]?.ms ?? 0) - (shipped[a]?.ms ?? 0));
+    expect(bySpeed).not.toEqual(ids);
+    const started: string[] = [];
+    const check = (path: string, shippedDurations?: boolean) =>
+      checkGoldBcb({ subset: 'full', mode: 'reference', concurrency: 1, ids, durationsPath: path, ...(shippedDurations === undefined ? {} : { shippedDurations }), onResult: (r) => started.push(r.id) });
+    await check(join(scratch, 'first.json'));
+    expect(started).toEqual(bySpeed);
+    // Without them a first check knows nothing: id order.
+    started.length = 0;
+    await check(join(scratch, 'first-unshipped.json'), false);
+    expect(started).toEqual(ids);
   });
 
   it('the command prints the summary, writes the JSON report and exits 0', async () => {

@@ -9,7 +9,7 @@ import { UserError } from '../../util/errors.js';
 import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
 import { importGroup, type BcbEvalMode, type BcbEvalResult } from './evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbBackend, type BcbEvaluator } from './evaluator.js';
-import { goldDurationsPath, readGoldDurations, recordGoldDurations, slowestFirst } from './gold-durations.js';
+import { goldDurationsPath, readGoldDurations, readShippedGoldDurations, recordGoldDurations, slowestFirst } from './gold-durations.js';
 
 export interface CheckGoldOptions {
   subset: BcbSubset;
@@ -39,6 +39,12 @@ export interface CheckGoldOptions {
    * of the backend; null: tasks start in id order and nothing is kept.
    */
   durationsPath?: string | null;
+  /**
+   * Tasks this machine has not timed yet take their place from the durations shipped
+   * with memrl (data/bcb-gold-durations.json), so that a first check starts the slowest
+   * first too (default true; false: such tasks count as the median of the kept ones).
+   */
+  shippedDurations?: boolean;
 }
 
 /** Why a gold solution failed, guessed from its first error line. */
@@ -166,7 +172,8 @@ async function runGold(evaluator: BcbEvaluator, tasks: BcbTask[], source: { path
   const facts = await evaluator.preflight();
 
   const durationsPath = opts.durationsPath === undefined ? goldDurationsPath(facts.backend) : opts.durationsPath;
-  const order = durationsPath === null ? tasks : slowestFirst(tasks, readGoldDurations(durationsPath));
+  const order =
+    durationsPath === null ? tasks : slowestFirst(tasks, readGoldDurations(durationsPath), opts.shippedDurations === false ? {} : readShippedGoldDurations());
 
   const started = Date.now();
   let done = 0;

@@ -45,7 +45,8 @@ const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
   },
   {
     flags: '--slowest-first',
-    description: 'start the tasks that took longest in earlier checks first, so none starts last and runs alone (durations kept in ~/.cache/memrl/gold-durations; default on)',
+    description:
+      "start the slowest tasks first, so none starts last and runs alone: by this machine's earlier checks (kept in ~/.cache/memrl/gold-durations), else by the durations shipped with memrl (default on)",
     negatable: 'start the tasks in id order and keep no durations',
     path: null,
   },

@@ -8,12 +8,15 @@
  *
  * Kept in $XDG_CACHE_HOME/memrl/gold-durations/bcb-<backend>.json, one entry per
  * task, under a hash of what ran (solution and tests): a changed task is timed anew.
- * The order only changes when tasks start; results stay in id order.
+ * A machine's first check has none, so memrl ships the durations of one full check
+ * (data/bcb-gold-durations.json, as pytest-split commits its .test_durations): they
+ * fill in for the tasks this machine has not timed. The order only changes when
+ * tasks start; results stay in id order.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { cacheDir } from '../../util/paths.js';
+import { asset, cacheDir } from '../../util/paths.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import type { BcbTask } from './dataset.js';
 
@@ -24,7 +27,8 @@ export function goldDurationsPath(backend: string): string {
   return cacheDir('gold-durations', `bcb-${backend}.json`);
 }
 
-function taskSha(task: Pick<BcbTask, 'canonical_solution' | 'test'>): string {
+/** What a kept duration is filed under: a hash of the solution and tests that ran. */
+export function taskSha(task: Pick<BcbTask, 'canonical_solution' | 'test'>): string {
   return createHash('sha256').update(task.canonical_solution).update('\0').update(task.test).digest('hex').slice(0, 16);
 }
 
@@ -38,14 +42,44 @@ export function readGoldDurations(path: string): GoldDurations {
   }
 }
 
+/** The durations shipped with memrl (scripts/ship-gold-durations.ts writes them). */
+export function shippedGoldDurationsPath(): string {
+  return asset('data', 'bcb-gold-durations.json');
+}
+
+/** The durations shipped with memrl; none when the file is missing or unreadable. */
+export function readShippedGoldDurations(): GoldDurations {
+  return readGoldDurations(shippedGoldDurationsPath());
+}
+
 /**
- * The tasks, slowest first by their kept durations. A task never timed (or changed
- * since) counts as the median of the known ones; ties keep id order.
+ * How much slower this machine is than the one that timed `shipped`: the median ratio
+ * of its own times to the shipped ones over the tasks both timed (1 when none).
  */
-export function slowestFirst<T extends Pick<BcbTask, 'id' | 'canonical_solution' | 'test'>>(tasks: readonly T[], kept: GoldDurations): T[] {
+function machineScale(kept: GoldDurations, shipped: GoldDurations): number {
+  const ratios: number[] = [];
+  for (const [id, own] of Object.entries(kept)) {
+    const theirs = shipped[id];
+    if (theirs && theirs.sha === own.sha && own.ms > 0 && theirs.ms > 0) ratios.push(own.ms / theirs.ms);
+  }
+  ratios.sort((a, b) => a - b);
+  return ratios.length > 0 ? (ratios[Math.floor(ratios.length / 2)] as number) : 1;
+}
+
+/**
+ * The tasks, slowest first by their kept durations, or by the `shipped` ones for a
+ * task this machine has not timed (scaled to this machine, so that a slower machine's
+ * own entries do not all outrank them). A task timed by neither (or changed since)
+ * counts as the median of the known ones; ties keep id order.
+ */
+export function slowestFirst<T extends Pick<BcbTask, 'id' | 'canonical_solution' | 'test'>>(tasks: readonly T[], kept: GoldDurations, shipped: GoldDurations = {}): T[] {
+  const scale = machineScale(kept, shipped);
   const known = tasks.map((t): number | undefined => {
-    const entry = kept[t.id];
-    return entry && entry.sha === taskSha(t) && Number.isFinite(entry.ms) ? entry.ms : undefined;
+    const sha = taskSha(t);
+    const own = kept[t.id];
+    if (own && own.sha === sha && Number.isFinite(own.ms)) return own.ms;
+    const theirs = shipped[t.id];
+    return theirs && theirs.sha === sha && Number.isFinite(theirs.ms) ? theirs.ms * scale : undefined;
   });
   const times = known.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
   if (times.length === 0) return [...tasks];
