@@ -65,7 +65,7 @@ interface Timed {
  * by memrl's shipped durations where `durations` has none, as a first check starts
  * them). This pass's durations are kept in `durations`.
  */
-async function ours(forkServer: boolean, durations: string, label?: string, shipped = false): Promise<Timed & { report: GoldReport }> {
+async function ours({ forkServer, durations, label, shipped = false }: { forkServer: boolean; durations: string; label?: string; shipped?: boolean }): Promise<Timed & { report: GoldReport }> {
   // Our own runner, to read where the fork servers' time went.
   const runner =
     backend === 'local'
@@ -273,14 +273,14 @@ async function main(): Promise<void> {
   await checkGoldBcb({ subset: 'full', mode: 'reference', concurrency, limit: Math.min(limit, 10), timeoutSec, backend, forkServer: false, durationsPath: null });
   // Each pass in id order keeps its durations in its own new file; the pass after it orders its tasks by them.
   const scratch = mkdtempSync(join(tmpdir(), 'memrl-bench-sandbox-'));
-  const plain = await ours(false, join(scratch, 'plain.json'));
+  const plain = await ours({ forkServer: false, durations: join(scratch, 'plain.json') });
   const passes: { fast: Awaited<ReturnType<typeof ours>>; firstCheck: Timed; slowestFirst: Timed; bcb?: Timed }[] = [];
   for (let round = 1; round <= rounds; round++) {
     const tag = rounds > 1 ? ` (round ${round})` : '';
     const file = join(scratch, `fork-${round}.json`);
-    const fast = await ours(true, file, `${backend}, fork server, id order${tag}`);
-    const firstCheck = await ours(true, join(scratch, `first-${round}.json`), `${backend}, fork server, shipped durations${tag}`, true);
-    const slowestFirst = await ours(true, file, `${backend}, fork server, slowest first${tag}`);
+    const fast = await ours({ forkServer: true, durations: file, label: `${backend}, fork server, id order${tag}` });
+    const firstCheck = await ours({ forkServer: true, durations: join(scratch, `first-${round}.json`), label: `${backend}, fork server, shipped durations${tag}`, shipped: true });
+    const slowestFirst = await ours({ forkServer: true, durations: file, label: `${backend}, fork server, slowest first${tag}` });
     const bcb = checkout ? await theirs(checkout) : undefined;
     if (bcb) bcb.label += tag;
     passes.push({ fast, firstCheck, slowestFirst, bcb });

@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareTaskIds, readBcbTasks } from '../src/bench/bcb/dataset.js';
-import { goldDurationsPath, readGoldDurations, shippedGoldDurationsPath, taskSha, type GoldDurations } from '../src/bench/bcb/gold-durations.js';
+import { currentMs, goldDurationsPath, readGoldDurations, shippedGoldDurationsPath, taskSha, type GoldDurations } from '../src/bench/bcb/gold-durations.js';
 
 const { values } = parseArgs({ options: { from: { type: 'string', default: goldDurationsPath('local') } } });
 const from = values.from as string;
@@ -22,9 +22,9 @@ const tasks = readBcbTasks().tasks.sort((a, b) => compareTaskIds(a.id, b.id));
 const shipped: GoldDurations = {};
 const untimed: string[] = [];
 for (const t of tasks) {
-  const e = kept[t.id];
   const sha = taskSha(t);
-  if (e && e.sha === sha && Number.isFinite(e.ms)) shipped[t.id] = { sha, ms: Math.round(e.ms / 10) * 10 };
+  const ms = currentMs(kept[t.id], sha);
+  if (ms !== undefined) shipped[t.id] = { sha, ms: Math.round(ms / 10) * 10 };
   else untimed.push(t.id);
 }
 if (untimed.length > 0) {

@@ -32,6 +32,16 @@ export function taskSha(task: Pick<BcbTask, 'canonical_solution' | 'test'>): str
   return createHash('sha256').update(task.canonical_solution).update('\0').update(task.test).digest('hex').slice(0, 16);
 }
 
+/** The time of `entry` if it was taken on the solution and tests that hash to `sha`. */
+export function currentMs(entry: GoldDurations[string] | undefined, sha: string): number | undefined {
+  return entry && entry.sha === sha && Number.isFinite(entry.ms) ? entry.ms : undefined;
+}
+
+/** The middle of sorted values, the upper one of an even count. */
+function middle(sorted: readonly number[]): number | undefined {
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /** The durations kept at `path`; none when the file is missing or unreadable (it is only a hint). */
 export function readGoldDurations(path: string): GoldDurations {
   try {
@@ -62,8 +72,7 @@ function machineScale(kept: GoldDurations, shipped: GoldDurations): number {
     const theirs = shipped[id];
     if (theirs && theirs.sha === own.sha && own.ms > 0 && theirs.ms > 0) ratios.push(own.ms / theirs.ms);
   }
-  ratios.sort((a, b) => a - b);
-  return ratios.length > 0 ? (ratios[Math.floor(ratios.length / 2)] as number) : 1;
+  return middle(ratios.sort((a, b) => a - b)) ?? 1;
 }
 
 /**
@@ -76,14 +85,11 @@ export function slowestFirst<T extends Pick<BcbTask, 'id' | 'canonical_solution'
   const scale = machineScale(kept, shipped);
   const known = tasks.map((t): number | undefined => {
     const sha = taskSha(t);
-    const own = kept[t.id];
-    if (own && own.sha === sha && Number.isFinite(own.ms)) return own.ms;
-    const theirs = shipped[t.id];
-    return theirs && theirs.sha === sha && Number.isFinite(theirs.ms) ? theirs.ms * scale : undefined;
+    const theirs = currentMs(shipped[t.id], sha);
+    return currentMs(kept[t.id], sha) ?? (theirs === undefined ? undefined : theirs * scale);
   });
-  const times = known.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
-  if (times.length === 0) return [...tasks];
-  const guess = times[Math.floor(times.length / 2)] as number;
+  const guess = middle(known.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b));
+  if (guess === undefined) return [...tasks];
   return tasks
     .map((task, index) => ({ task, index, ms: known[index] ?? guess }))
     .sort((a, b) => b.ms - a.ms || a.index - b.index)
