@@ -102,7 +102,13 @@ export interface MethodInstance {
   prepare?(tasks: readonly TaskBase[], signal?: AbortSignal): Promise<void>;
   /** The training tasks to run this epoch (default: all). */
   trainTasks?<T extends TaskBase>(tasks: readonly T[], ctx: { epoch: number; solved: ReadonlySet<string> }): T[];
-  /** One retrieval per task, in task order, all from the memory as committed before this batch. */
+  /**
+   * One retrieval per task, in task order, all from the memory as committed before this
+   * batch. The runner may ask for a batch in consecutive slices, the RNG stream going on
+   * from one to the next, while the first slice's episodes run: a retrieval depends on
+   * the committed state, its task and its draws only (never on `learn`, which does not
+   * change what retrieve reads).
+   */
   retrieve(tasks: readonly TaskBase[], query: RetrievalQuery): Promise<Retrieval[]>;
   /**
    * What a finished training episode will contribute at the barrier (none: undefined).

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -10,6 +10,8 @@ import type { MemoryRecord } from '../../src/memory/types.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { readTranscripts } from '../../src/metrics/transcripts.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
+import type { MethodModule } from '../../src/core/method.js';
+import { BUILTIN_METHODS } from '../../src/methods/registry.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
 import { fileReporters } from '../../src/runner/reporters/index.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
@@ -159,6 +161,28 @@ describe('runner', () => {
     expect(json(steady.runDir, 'summary.json')).not.toHaveProperty('evaluatorAtEnd');
   });
 
+  it("retrieves a batch's later tasks, as many at a time as play at once, after its first episodes have started", async () => {
+    const log: string[] = [];
+    const memrl = BUILTIN_METHODS.find((m) => m.name === 'memrl') as MethodModule;
+    const logged: MethodModule = {
+      ...memrl,
+      async create(ctx) {
+        const instance = await memrl.create(ctx);
+        const retrieve = instance.retrieve.bind(instance);
+        instance.retrieve = (tasks, query) => {
+          log.push(`retrieve ${tasks.map((t) => t.id).join(',')}`);
+          return retrieve(tasks, query);
+        };
+        return instance;
+      },
+    };
+    const onEpisode = (task: ToyTask): void => void log.push(`episode ${task.id}`);
+    await runBenchmark(plan({ method: logged, epochs: 1, batchSize: 8, concurrency: 3, benchmark: toyBenchmark({ train: 8, onEpisode }) }));
+    expect(log.slice(0, 4)).toEqual(['retrieve toy/0,toy/1,toy/2', 'episode toy/0', 'episode toy/1', 'episode toy/2']);
+    expect(log.filter((l) => l.startsWith('retrieve'))).toEqual(['retrieve toy/0,toy/1,toy/2', 'retrieve toy/3,toy/4,toy/5', 'retrieve toy/6,toy/7']);
+    for (let i = 3; i < 8; i++) expect(log.indexOf(`episode toy/${i}`)).toBeGreaterThan(log.indexOf(i < 6 ? 'retrieve toy/3,toy/4,toy/5' : 'retrieve toy/6,toy/7'));
+  });
+
   it('lets no task of a batch see memories written by the same batch', async () => {
     // One batch holding every task: the first epoch retrieves from an empty memory.
     const p = plan({ epochs: 2, batchSize: 12 });
@@ -259,6 +283,17 @@ describe('runner', () => {
     expect(memories(p.runDir).some((m) => m.meta.taskId === 'toy/3')).toBe(false);
     const metrics = json(p.runDir, 'metrics.json') as { train: { epochs: { errors: number }[] } };
     expect(metrics.train.epochs.map((e) => e.errors)).toEqual([1, 1]);
+  });
+
+  it('stops a run whose benchmark reports an invalid row, naming the field, before the row reaches a file or the epoch is checkpointed', async () => {
+    const toy = toyBenchmark();
+    // A benchmark module's bug: a fractional step count for one task of the second batch.
+    const broken: typeof toy = { ...toy, episode: async (task, ctx) => ({ ...(await toy.episode(task, ctx)), ...(task.id === 'toy/5' ? { steps: 1.5 } : {}) }) };
+    const p = plan({ epochs: 1, benchmark: broken });
+    await expect(runBenchmark(p)).rejects.toThrow(/invalid outcome row: steps/);
+    const written = rows(p.runDir);
+    expect(written.map((r) => r.taskId)).toEqual(['toy/0', 'toy/1', 'toy/2', 'toy/3']);
+    expect(existsSync(join(p.runDir, 'checkpoint.json'))).toBe(false);
   });
 
   it('resumes an interrupted run to exactly the state of an uninterrupted one', async () => {
