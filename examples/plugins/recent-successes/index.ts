@@ -7,7 +7,8 @@
  *   memrl run bcb --plugin examples/plugins/recent-successes/index.ts --method recent
  *
  * The contract (src/core/method.ts): retrieve for a batch from the memory as it was
- * before the batch; learn from a finished training episode (what it returns is
+ * before the batch, each task's retrieval on its own (the runner may ask for a batch in
+ * slices); learn from a finished training episode (what it returns is
  * journaled, so it must be plain JSON); commit at the barrier in task order; snapshot
  * the whole state for the epoch checkpoint.
  */
