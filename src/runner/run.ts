@@ -358,6 +358,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
     const size = width(items.length);
     const [first = [], ...later] = chunk(items, size);
     const head = await retrieveAll(first, phase, epoch, rng);
+    if (later.length === 0) return async (i) => head[i] as Retrieval;
     let previous: Promise<unknown> = new Promise<void>((resolve) => setImmediate(resolve));
     const slices = later.map((slice) => {
       const retrieved = previous.then(() => retrieveAll(slice, phase, epoch, rng));
