@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { MemoryParams } from '../memory/types.js';
-import { WRITER_SWITCHES } from '../memory/fidelity-switches.js';
+import { MEMORY_SWITCHES } from '../memory/fidelity-switches.js';
 import { UserError } from '../util/errors.js';
 import { makeFidelity, type Fidelity, type FidelitySwitch } from '../util/fidelity.js';
 import { resolveEndpoint } from './credentials.js';
@@ -214,7 +214,7 @@ function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method, fid
 
 /** Every switch memrl knows: the writer's, then each registered benchmark's and method's. */
 export function allFidelitySwitches(registry: ConfigRegistry): FidelitySwitch[] {
-  return [...WRITER_SWITCHES, ...registry.benchmarks.flatMap((b) => b.fidelitySwitches ?? []), ...registry.methods.flatMap((m) => m.fidelitySwitches ?? [])];
+  return [...MEMORY_SWITCHES, ...registry.benchmarks.flatMap((b) => b.fidelitySwitches ?? []), ...registry.methods.flatMap((m) => m.fidelitySwitches ?? [])];
 }
 
 function resolveFidelity(cfg: MemrlConfig, ctx: ResolveContext): Fidelity {

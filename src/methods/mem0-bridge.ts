@@ -246,6 +246,8 @@ export interface Mem0Experience {
   success: boolean;
   status: string;
   epoch: number;
+  /** Outcome.finishRank: the commit order under engine.commit-order=reference. */
+  finishRank?: number;
 }
 
 /** Mem0's memory for one run: adds at the barrier, searches before each episode, all through mem0ai. */

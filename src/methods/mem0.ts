@@ -18,6 +18,7 @@ import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, Retrieval, RetrievalQuery } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
+import { commitOrder } from './commit-order.js';
 import { experienceText } from './experience.js';
 import type { Mem0Bridge, Mem0Experience } from './mem0-bridge.js';
 
@@ -92,12 +93,19 @@ class Mem0Method implements MethodInstance {
       success: outcome.success,
       status: outcome.status,
       epoch: ep.epoch,
+      ...(outcome.finishRank !== undefined ? { finishRank: outcome.finishRank } : {}),
     };
   }
 
-  /** In task order, one add each: mem0's writes (and infer's calls) happen only here. */
+  /** One add each, in the order the reference adds a batch (engine.commit-order): mem0's writes (and infer's calls) happen only here. */
   async commit(experiences: readonly Experience[], at: number): Promise<void> {
-    for (const e of experiences as readonly Mem0ExperienceJson[]) await this.bridge.add(e, at);
+    const batch = experiences as readonly Mem0ExperienceJson[];
+    for (const i of commitOrder(
+      batch.map((e) => e.finishRank),
+      this.ctx.fidelity,
+    )) {
+      await this.bridge.add(batch[i] as Mem0ExperienceJson, at);
+    }
   }
 
   snapshot(): unknown {

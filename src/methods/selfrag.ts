@@ -24,6 +24,7 @@ import type { MemoryRecord } from '../memory/types.js';
 import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
 import { mapPool } from '../util/pool.js';
 import { askDecision, askGate, type DecisionCalls, type DocLabel } from './selfrag-decide.js';
+import { commitOrder } from './commit-order.js';
 import { experienceText } from './experience.js';
 
 export const RETRIEVAL_MODES = ['adaptive', 'always', 'never'] as const;
@@ -96,6 +97,8 @@ interface SelfRagExperience extends Experience {
   status: string;
   epoch: number;
   embedding: string;
+  /** Outcome.finishRank: the commit order under engine.commit-order=reference. */
+  finishRank?: number;
 }
 
 interface Candidate {
@@ -230,11 +233,18 @@ class SelfRag implements MethodInstance {
       status: outcome.status,
       epoch: ep.epoch,
       embedding: encodeFloat32(vector as Float32Array),
+      ...(outcome.finishRank !== undefined ? { finishRank: outcome.finishRank } : {}),
     };
   }
 
+  /** Stored in the order the reference adds a batch (engine.commit-order): storage order breaks similarity ties. */
   commit(experiences: readonly Experience[], at: number): void {
-    for (const e of experiences as readonly SelfRagExperience[]) {
+    const batch = experiences as readonly SelfRagExperience[];
+    for (const i of commitOrder(
+      batch.map((e) => e.finishRank),
+      this.ctx.fidelity,
+    )) {
+      const e = batch[i] as SelfRagExperience;
       this.store.push({ id: e.memoryId, taskId: e.taskId, key: e.key, content: e.content, success: e.success, status: e.status, epoch: e.epoch, at, vector: decodeFloat32(e.embedding) });
     }
   }

@@ -301,6 +301,9 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
       status: score.success ? 'pass' : 'fail',
       success: score.success,
       steps: calls,
+      // The reference collects a batch as its threads finish (as_completed); a thread's time is mostly its
+      // model calls, so finishing order is taken as the number of replies: the same whatever the timing or --concurrency.
+      finishRank: calls,
       answer: final.answer ?? undefined,
       error: score.success ? undefined : (score.error ?? (invalid ? 'reply in no valid format' : undefined)),
       trajectory: llbTranscript(messages),
@@ -369,6 +372,7 @@ export async function runOsEpisode(
       status: success ? 'pass' : 'fail',
       success,
       steps: calls,
+      finishRank: calls,
       error: success ? undefined : invalid ? 'reply in no valid format' : undefined,
       trajectory: llbTranscript(messages),
       usage,
