@@ -366,7 +366,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
           .enum(['reference', 'calibrated'])
           .default('reference')
           .describe('BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench\'s official evaluator. CLI: --bcb-mode.'),
-        eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds. CLI: --eval-timeout.'),
+        eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds (under bcb.time-limit=reference BigCodeBench raises it to 241 s, so hard_timeout binds). CLI: --eval-timeout.'),
         hard_timeout: num(z.number().positive()).default(120).describe('BCB: hard kill after this many seconds. CLI: --untrusted-hard-timeout.'),
         fork_server: z
           .boolean()
