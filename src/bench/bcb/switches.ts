@@ -4,6 +4,7 @@ import { EXTRACT_SWITCH } from './extract.js';
 
 export const SANITIZE_SWITCH = 'bcb.sanitize';
 export const TIME_LIMIT_SWITCH = 'bcb.time-limit';
+export const EMPTY_REPLY_SWITCH = 'bcb.empty-reply';
 
 export const BCB_SWITCHES: readonly FidelitySwitch[] = [
   {
@@ -31,5 +32,13 @@ export const BCB_SWITCHES: readonly FidelitySwitch[] = [
     memrl: 'a test run gets eval_timeout (60 s by default), capped by hard_timeout, as the runner asks',
     source:
       'memrl/bigcodebench_eval/eval_utils.py:run_untrusted_check_with_hard_timeout (p.join(hard_timeout_s)), called from memrl/run/bcb_runner.py:BCBRunner._evaluate_one; 3rdparty/bigcodebench-main/bigcodebench/eval/__init__.py:untrusted_check (TIMEOUT_LIMIT in eval/utils.py)',
+  },
+  {
+    id: EMPTY_REPLY_SWITCH,
+    class: 'bug',
+    reference:
+      'an empty model reply (a reasoning model that spent max_tokens, a refusal) is code "": it compiles, its tests fail, and it is a failure the memory learns from',
+    memrl: 'an empty reply is an error row (fault kind model): no verdict, no memory, no Q update',
+    source: 'memrl/providers/llm.py:OpenAILLM.generate (returns content or ""), then memrl/run/bcb_runner.py:BCBRunner._run_phase',
   },
 ];

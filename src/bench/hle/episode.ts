@@ -7,7 +7,7 @@ import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, HLE_PROMPT_DIR } from './memory-context.js';
-import { ATTEMPT_SOLUTION_SWITCH, JUDGE_VERDICT_SWITCH } from './switches.js';
+import { ATTEMPT_SOLUTION_SWITCH, EMPTY_REPLY_SWITCH, JUDGE_VERDICT_SWITCH } from './switches.js';
 
 export { HLE_PROMPT_DIR };
 
@@ -119,6 +119,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
     ...(task.imageWarning ? { imageWarning: task.imageWarning } : {}),
   };
   const tags = { benchmark: 'hle', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase };
+  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
   let reply;
   try {
     reply = await ctx.model.chat(
@@ -126,6 +127,8 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
         messages: hleMessages(task, ctx, opts),
         temperature: opts.temperature,
         maxTokens: opts.maxTokens,
+        // hle.empty-reply: the reference judges an empty reply as the answer ''.
+        acceptEmpty: !fidelity.memrl(EMPTY_REPLY_SWITCH),
         tags: { ...tags, role: 'agent', purpose: 'solve' },
         memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
       },
@@ -144,7 +147,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
 
   if (!ctx.judge) return fail('no_judge', 'no judge model configured for HLE', {});
   // hle.judge-verdict: the reference asks without JSON mode and reads any reply (or none) as a verdict.
-  const strict = (opts.fidelity ?? REFERENCE_FIDELITY).memrl(JUDGE_VERDICT_SWITCH);
+  const strict = fidelity.memrl(JUDGE_VERDICT_SWITCH);
   let judged;
   let judgeError: string | undefined;
   try {

@@ -176,6 +176,8 @@ async function chat(task: { id: string }, ctx: EpisodeContext, opts: LlbEpisodeO
       messages: [...messages],
       temperature: opts.temperature,
       maxTokens: opts.maxTokens,
+      // llb.empty-reply: the reference parses an empty reply (no valid format) and scores the task.
+      acceptEmpty: !(opts.fidelity ?? REFERENCE_FIDELITY).memrl(LLB_SWITCHES.emptyReply),
       tags: { benchmark: 'llb', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'act', turn },
       memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
     },
