@@ -46,8 +46,24 @@ export function hleImages(task: HleTask, memories: readonly InjectedMemory[], ta
   return urls;
 }
 
-/** Where hleTrajectory puts the solver's reply. */
-const SOLUTION_MARK = '\n\nSolution:\n';
+/** Stands for the solution while the trajectory template's shape is read. */
+const SOLUTION_SENTINEL = '\u0000solution\u0000';
+
+/**
+ * What memory stores of an attempt: the question and the solution, stripped (template
+ * trajectory.md, rendered as written: the reference's ends with a newline, memrl's not).
+ */
+export function hleTrajectory(task: Pick<HleTask, 'question'>, reply: string, promptDir?: string): string {
+  const t = loadTemplate(HLE_PROMPT_DIR, 'trajectory.md', promptDir);
+  return render(t.text, { question: task.question, solution: pyStrip(reply) }, t.path);
+}
+
+/** The solution part of a trajectory hleTrajectory wrote (the whole text when it has another shape). */
+function solutionOf(task: Pick<HleTask, 'question'>, trajectory: string, promptDir?: string): string {
+  const [before = '', after = ''] = hleTrajectory(task, SOLUTION_SENTINEL, promptDir).split(SOLUTION_SENTINEL);
+  const fits = trajectory.length >= before.length + after.length && trajectory.startsWith(before) && trajectory.endsWith(after);
+  return fits ? trajectory.slice(before.length, trajectory.length - after.length) : trajectory;
+}
 
 /**
  * The reflection baseline's note on this question's previous attempt, as the reference
@@ -60,8 +76,7 @@ export function hleAttemptNote(
   opts: { promptDir?: string; fidelity?: Fidelity } = {},
 ): string {
   const { promptDir } = opts;
-  const cut = attempt.trajectory.indexOf(SOLUTION_MARK);
-  const answer = pyStrip(cut >= 0 ? attempt.trajectory.slice(cut + SOLUTION_MARK.length) : attempt.trajectory);
+  const answer = pyStrip(solutionOf(task, attempt.trajectory, promptDir));
   // The reference keeps "QUESTION\n<q>\n\nSOLUTION\n<answer>\n" and takes what follows the first "SOLUTION" in it.
   const referenceCut = (): string => {
     const kept = `QUESTION\n${task.question}\n\nSOLUTION\n${answer}\n`;
@@ -104,11 +119,6 @@ export function hleJudgeMessages(task: Pick<HleTask, 'question' | 'answer'>, res
   return [{ role: 'user', content: render(t.text, { question: task.question, response, correct_answer: task.answer }, t.path).trimEnd() }];
 }
 
-/** What memory stores of an attempt: the question and the solution. */
-export function hleTrajectory(task: HleTask, reply: string): string {
-  return `Question:\n${task.question}\n\nSolution:\n${reply.trim()}`;
-}
-
 /** One solver call, one judge call. Reward = the judge says yes. */
 export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: HleEpisodeOptions): Promise<Outcome> {
   const images = hleImages(task, ctx.memories, opts.tasksById);
@@ -137,7 +147,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
   } catch (err) {
     throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, { extra: base }, { cause: err });
   }
-  const trajectory = hleTrajectory(task, reply.text);
+  const trajectory = hleTrajectory(task, reply.text, opts.promptDir);
   const solverConfidence = statedConfidence(reply.text);
   const solved = { ...base, ...(solverConfidence !== undefined ? { solverConfidence } : {}) };
   // The judge failed, not the solver: an error row, with the solver's reply kept.
