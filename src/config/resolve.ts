@@ -207,6 +207,7 @@ function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method, fid
     dedupByTaskId: false,
     addSimilarityThreshold: mem.add_similarity_threshold,
     updateStrategy: mem.update_strategy,
+    baselineThreshold: rl.sim_threshold,
   };
   // Benchmark-specific rules (LLB's z-score/floor/dedup keys, HLE's fixed initial Q).
   return ctx.part.memoryParams ? ctx.part.memoryParams(params, cfg, fidelity) : params;

@@ -61,6 +61,12 @@ export interface MemoryParams {
   /** memory.add_similarity_threshold: join an existing bucket at or above this sim. */
   addSimilarityThreshold: number;
   updateStrategy: UpdateStrategy;
+  /**
+   * Not the engine's: the cosine floor the reference's Self-RAG and Mem0 baselines put on
+   * their candidates (rl_config.sim_threshold, the retrieval knob the reference's runners
+   * share; on HLE rl_config.tau, which its baseline scripts read). Unset: none.
+   */
+  baselineThreshold?: number;
 }
 
 export interface PhaseAKey {
