@@ -164,9 +164,10 @@ export class MemoryEngine {
   // ------------------------------------------------------------------- commit
 
   /**
-   * The batch barrier. `results` must be in task order. First every injected
-   * memory of every episode is updated in episode order (memrl only), then the
-   * new memories are filed. Everything is validated before anything changes, so
+   * The batch barrier. `results` come in the order to apply them (task order, or
+   * the reference's collection order: methods/commit-order.ts). First every injected
+   * memory of every episode is updated in that order (memrl only), then the new
+   * memories are filed in it. Everything is validated before anything changes, so
    * a bad batch leaves the engine untouched.
    */
   commit(results: readonly EpisodeResult[], now: number): CommitReport {

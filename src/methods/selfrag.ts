@@ -35,7 +35,8 @@ export const RETRIEVAL_MODES = ['adaptive', 'always', 'never'] as const;
 
 export const GATE_CALL = 'selfrag.gate-call';
 export const DECISION_PARSE = 'selfrag.decision-parse';
-const CLIENT = 'memrl/selfrag_core/client.py (commit 3386d8e, the last that has the baseline)';
+/** The baseline's client; it left the reference after commit 3386d8e. */
+const CLIENT = 'memrl/selfrag_core/client.py';
 
 export const SELFRAG_SWITCHES: readonly FidelitySwitch[] = [
   {
@@ -43,7 +44,7 @@ export const SELFRAG_SWITCHES: readonly FidelitySwitch[] = [
     class: 'choice',
     reference: 'one model call per task: the decision says whether retrieval is needed and selects among the candidates (the gate prompt exists but is never called)',
     memrl: 'two calls: a gate decides from the task alone whether to retrieve, then the decision selects',
-    source: `${CLIENT}:SelfRAGClient.decide (gate_retrieval is called nowhere)`,
+    source: `${CLIENT}:SelfRAGClient.decide at commit 3386d8e (gate_retrieval is called nowhere)`,
   },
   {
     id: DECISION_PARSE,
@@ -51,7 +52,7 @@ export const SELFRAG_SWITCHES: readonly FidelitySwitch[] = [
     reference:
       'the decision is asked without JSON mode; the reply, stripped, is parsed whole when it starts with "{" (text after the object spoils it), else from its first "{" to its last "}"; should_retrieve and selected are Python truth values (the strings "false" and "no" are true); an id is selected when any of its entries is',
     memrl: 'asked in JSON mode; the first "{" to the last "}" of the reply; only true (or "true") is true; labels of ids that are no candidate are dropped, the first entry of an id counts',
-    source: `${CLIENT}:SelfRAGClient._extract_json, SelfRAGClient._parse_decision`,
+    source: `${CLIENT}:SelfRAGClient._extract_json, SelfRAGClient._parse_decision at commit 3386d8e`,
   },
 ];
 
