@@ -17,6 +17,14 @@ export interface Outcome {
   status: OutcomeStatus;
   success: boolean;
   steps: number;
+  /**
+   * When the episode finished among its batch, on the benchmark's own clock (ALFWorld:
+   * the step its game ended at, past max_steps when it ran out; LLB: its model replies).
+   * The reference's runners collect a batch in finishing order and update Q in that
+   * order; methods commit in it under `engine.commit-order=reference` (ties keep task
+   * order). Unset: the benchmark collects in task order.
+   */
+  finishRank?: number;
   /** First line of the error, if any. */
   error?: string;
   /** The model's final answer (code, SQL answer, ...). */

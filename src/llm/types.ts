@@ -40,6 +40,11 @@ export interface ChatRequest {
   topP?: number;
   /** Ask for a JSON object reply where the endpoint supports it. */
   jsonMode?: boolean;
+  /**
+   * Return an empty reply as '' (the caller scores it, as the reference does) instead of
+   * failing with ProviderError 'empty'. Not part of the response cache's key.
+   */
+  acceptEmpty?: boolean;
   tags: ChatTags;
   memoryHints?: InjectedMemoryHint[];
 }

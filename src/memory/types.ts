@@ -25,6 +25,11 @@ export interface MemoryRecord {
   meta: Record<string, unknown>;
   /** The task's own key text, when the memory was filed under a different (similar) key's bucket. */
   sourceKey?: string;
+  /**
+   * Dropped from its bucket when a later memory of the same task text replaced the bucket
+   * (the reference's overwrite, switch engine.bucket-overwrite): still stored, never retrieved again.
+   */
+  detached?: boolean;
 }
 
 /** Engine parameters, resolved from rl_config + memory config + method. */
@@ -56,6 +61,12 @@ export interface MemoryParams {
   /** memory.add_similarity_threshold: join an existing bucket at or above this sim. */
   addSimilarityThreshold: number;
   updateStrategy: UpdateStrategy;
+  /**
+   * Not the engine's: the cosine floor the reference's Self-RAG and Mem0 baselines put on
+   * their candidates (rl_config.sim_threshold, the retrieval knob the reference's runners
+   * share; on HLE rl_config.tau, which its baseline scripts read). Unset: none.
+   */
+  baselineThreshold?: number;
 }
 
 export interface PhaseAKey {
@@ -114,8 +125,11 @@ export interface CommitReport {
     id: string;
     key: string;
     joinedBucket: boolean;
-    /** joined: a similar key's bucket; appended: the exact key text already existed; new: a new index key. */
-    placement: 'joined' | 'appended' | 'new';
+    /**
+     * joined: a similar key's bucket; appended: the exact key text already existed; new: a
+     * new index key; replaced: the exact key text existed and its bucket now holds this memory alone.
+     */
+    placement: 'joined' | 'appended' | 'new' | 'replaced';
   }[];
   /** New memories not stored (method `none`, or a failure under the `validation` update strategy). */
   skipped: { id: string; reason: string }[];
