@@ -10,79 +10,17 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CONTRACT_GROUPS } from '../src/core/contracts.js';
 import { metaOf } from '../src/util/contract-schema.js';
+import { nameOf, optionalField, typeText, unwrapField } from '../src/util/contract-text.js';
 import { packageRoot } from '../src/util/paths.js';
 
 export const REFERENCE_PAGE = 'docs/plugin-reference.md';
-
-type Any = z.ZodTypeAny;
-
-/** The schema under optional/default/effects/readonly wrappers, down to one the page names or describes. */
-function unwrap(s: Any): Any {
-  for (;;) {
-    const meta = metaOf(s);
-    if (meta.type || meta.params || meta.name) return s;
-    if (s instanceof z.ZodOptional || s instanceof z.ZodReadonly || s instanceof z.ZodDefault) s = s._def.innerType as Any;
-    else if (s instanceof z.ZodEffects) s = s._def.schema as Any;
-    else return s;
-  }
-}
-
-/** Whether a field may be left out (zod's isOptional() also says so of an opaque value, which accepts anything). */
-const optional = (s: Any): boolean => s instanceof z.ZodOptional || s instanceof z.ZodDefault;
-
-function nameOf(s: Any): string | undefined {
-  return metaOf(s).name ?? (s instanceof z.ZodEffects ? nameOf(s._def.schema as Any) : undefined);
-}
-
-/** A type as the page writes it (TypeScript-like). `top`: the section's own schema is expanded, not named. */
-export function typeText(schema: Any, depth = 0): string {
-  const meta = metaOf(schema);
-  if (meta.type) return meta.type;
-  if (meta.params && meta.returns) {
-    const params = meta.params.map(([n, p]) => `${n}${optional(p) ? '?' : ''}: ${typeText(unwrap(p), depth + 1)}`);
-    return `(${params.join(', ')}) => ${typeText(meta.returns, depth + 1)}`;
-  }
-  const name = nameOf(schema);
-  if (name) return name;
-  if (schema instanceof z.ZodOptional) return `${typeText(schema._def.innerType as Any, depth)} | undefined`;
-  if (schema instanceof z.ZodReadonly || schema instanceof z.ZodDefault) return typeText(schema._def.innerType as Any, depth);
-  if (schema instanceof z.ZodEffects) return typeText(schema._def.schema as Any, depth);
-  if (schema instanceof z.ZodString) return 'string';
-  if (schema instanceof z.ZodNumber) return schema.isInt ? 'integer' : 'number';
-  if (schema instanceof z.ZodBoolean) return 'boolean';
-  if (schema instanceof z.ZodVoid) return 'void';
-  if (schema instanceof z.ZodUnknown || schema instanceof z.ZodAny) return 'unknown';
-  if (schema instanceof z.ZodLiteral) return JSON.stringify(schema._def.value).replace(/"/g, "'");
-  if (schema instanceof z.ZodEnum) return (schema._def.values as string[]).map((v) => `'${v}'`).join(' | ');
-  if (schema instanceof z.ZodNullable) return `${typeText(schema._def.innerType as Any, depth)} | null`;
-  if (schema instanceof z.ZodPromise) return `Promise<${typeText(schema._def.type as Any, depth)}>`;
-  if (schema instanceof z.ZodArray) {
-    const item = typeText(schema._def.type as Any, depth);
-    return /[|&]/.test(item) && !item.startsWith('{') ? `(${item})[]` : `${item}[]`;
-  }
-  if (schema instanceof z.ZodRecord) return `Record<string, ${typeText(schema._def.valueType as Any, depth)}>`;
-  if (schema instanceof z.ZodIntersection) return `${typeText(schema._def.left as Any, depth)} & ${typeText(schema._def.right as Any, depth)}`;
-  if (schema instanceof z.ZodUnion) {
-    const options = schema._def.options as Any[];
-    // maybeAsync: X | Promise<X>
-    const [a, b] = options;
-    if (options.length === 2 && a instanceof z.ZodPromise && a._def.type === b) return `${typeText(b!, depth)} | Promise<${typeText(b!, depth)}>`;
-    return options.map((o) => typeText(o, depth)).join(' | ');
-  }
-  if (schema instanceof z.ZodObject) {
-    if (depth > 2) return 'object';
-    const shape = schema.shape as Record<string, Any>;
-    return `{ ${Object.entries(shape)
-      .map(([k, v]) => `${k}${optional(v) ? '?' : ''}: ${typeText(unwrap(v), depth + 1)}`)
-      .join('; ')} }`;
-  }
-  return 'unknown';
-}
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
 const anchor = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
 /** The contracts a schema's fields mention by name, for the "see" line under its table. */
+type Any = z.ZodTypeAny;
+
 function mentioned(schema: Any, own: string, into = new Set<string>(), depth = 0): Set<string> {
   if (depth > 6) return into;
   const meta = metaOf(schema);
@@ -105,14 +43,14 @@ function mentioned(schema: Any, own: string, into = new Set<string>(), depth = 0
 
 function section(schema: Any): string {
   const name = nameOf(schema)!;
-  const object = unwrap(schema);
+  const object = unwrapField(schema);
   if (!(object instanceof z.ZodObject)) throw new Error(`contract ${name} is not an object schema`);
   const lines = [`### ${name}`, '', schema.description ?? object.description ?? '', '', '| field | type | required | what memrl does with it |', '|---|---|---|---|'];
   for (const [key, field] of Object.entries(object.shape as Record<string, Any>)) {
-    const inner = unwrap(field);
+    const inner = unwrapField(field);
     const meta = metaOf(inner);
     const label = meta.params && meta.returns ? `${key}(${meta.params.map(([n]) => n).join(', ')})` : key;
-    lines.push(`| \`${label}\` | \`${cell(typeText(inner))}\` | ${optional(field) ? 'optional' : '**required**'} | ${cell(field.description ?? inner.description ?? '')} |`);
+    lines.push(`| \`${label}\` | \`${cell(typeText(inner))}\` | ${optionalField(field) ? 'optional' : '**required**'} | ${cell(field.description ?? inner.description ?? '')} |`);
   }
   const catchall = object._def.catchall as Any;
   if (!(catchall instanceof z.ZodNever)) lines.push('| *any other key* | `unknown` | optional | Kept as it is (plain JSON). |');

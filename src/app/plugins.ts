@@ -5,7 +5,9 @@
  * in arrays). They are registered exactly like the built-in ones.
  *
  * A module that is missing, throws while loading, or exports something that does not
- * satisfy the contract fails in one line naming the module and what is wrong.
+ * satisfy its contract's schema (src/core/) fails in one line naming the module, the
+ * entry and the field; what is registered is the entry behind its guard
+ * (plugin-guard/), which checks what the plug-in returns as it runs.
  * TypeScript modules are compiled by tsx's loader, registered only when one is named.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { checkExport, guardEntry } from './plugin-guard/index.js';
 import { withPlugins, type Registry } from './registry.js';
 
 type Entry = BenchmarkModule | MethodModule;
@@ -78,88 +81,27 @@ function typescriptLoader(): Promise<unknown> {
   return tsLoader;
 }
 
-/** Every benchmark or method module among the exports (default included, arrays flattened). */
+/** Every benchmark or method module among the exports (default included, arrays flattened), checked and guarded. */
 function collectEntries(spec: string, exports: Record<string, unknown>): Entry[] {
   const found: Entry[] = [];
+  const seen = new Set<unknown>();
   const visit = (value: unknown, where: string): void => {
     if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}[${i}]`));
     if (value === null || typeof value !== 'object') return;
     const kind = (value as { kind?: unknown }).kind;
     if (kind !== 'benchmark' && kind !== 'method') return;
-    const problem = kind === 'benchmark' ? benchmarkProblem(value as Record<string, unknown>) : methodProblem(value as Record<string, unknown>);
-    const name = typeof (value as { name?: unknown }).name === 'string' ? `"${(value as { name: string }).name}"` : `(export ${where})`;
-    if (problem) throw new UserError(`plugin ${spec}: ${kind} ${name} ${problem}`, 'plugin_invalid');
-    if (!found.includes(value as Entry)) found.push(value as Entry);
+    const problem = checkExport(value as Record<string, unknown>, spec, where);
+    if (problem) throw problem;
+    if (seen.has(value)) return;
+    seen.add(value);
+    found.push(guardEntry(value as Entry, spec));
   };
   for (const [key, value] of Object.entries(exports)) visit(value, key);
   // A CommonJS module or a default export object holding the entries.
   const def = exports.default;
   if (def && typeof def === 'object' && !Array.isArray(def) && !('kind' in def)) for (const [key, value] of Object.entries(def)) visit(value, `default.${key}`);
   if (found.length === 0) {
-    throw new UserError(`plugin ${spec}: exports no benchmark or memory method (an object with kind: 'benchmark' or kind: 'method'; see examples/plugins/)`, 'plugin_invalid');
+    throw new UserError(`plugin ${spec}: exports no benchmark or memory method (an object with kind: 'benchmark' or kind: 'method'; see docs/plugins.md)`, 'plugin_invalid');
   }
   return found;
-}
-
-type Check = [field: string, ok: (v: unknown) => boolean, what: string, required: boolean];
-
-const isFn = (v: unknown) => typeof v === 'function';
-const isStr = (v: unknown) => typeof v === 'string' && v.length > 0;
-const isObj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isSchema = (v: unknown) => isObj(v) && typeof (v as { safeParse?: unknown }).safeParse === 'function';
-const NAME = /^[a-z][a-z0-9_-]*$/;
-const isName = (v: unknown) => typeof v === 'string' && NAME.test(v);
-const isFlags = (v: unknown) =>
-  Array.isArray(v) && v.every((f) => isObj(f) && typeof f.flags === 'string' && f.flags.startsWith('--') && typeof f.description === 'string' && (f.path === null || Array.isArray(f.path)));
-
-const COMMON: Check[] = [
-  ['name', isName, 'a lowercase name (letters, digits, - or _), used on the command line', true],
-  ['displayName', isStr, 'a display name for tables and reports (a string)', true],
-  ['description', isStr, 'a one-line description (a string)', true],
-  ['configSection', isSchema, 'a zod object schema for its memrl.<name> section', false],
-];
-
-const BENCHMARK: Check[] = [
-  ...COMMON,
-  ['resolve', isFn, 'a function (tree, ctx) => its settings', true],
-  ['create', isFn, 'a function (settings, run) => the runnable benchmark', true],
-  ['defaults', isObj, 'a defaults layer ({ llm: {...}, experiment: {...} })', false],
-  ['flags', isFlags, 'a list of flag definitions ({ flags: "--x <v>", description, path })', false],
-  ['evaluatorFlags', (v) => typeof v === 'boolean', 'true or false', false],
-  ['keys', isObj, 'an object { reads?: [...], ignores?: [...] }', false],
-  ['images', Array.isArray, 'a list of image slots', false],
-  ['tagFamily', (v) => ['hle', 'alfworld', 'llb', 'bcb', 'other'].includes(v as string), "one of 'hle', 'alfworld', 'llb', 'bcb', 'other'", false],
-  ['manifest', isFn, 'a function (settings) => facts for run.json', false],
-  ['memoryParams', isFn, 'a function (params, tree) => params', false],
-  ['runValidation', isFn, 'a function (tree) => boolean', false],
-  ['judge', isFn, 'a function (settings) => judge model settings', false],
-  ['doctor', isObj, 'an object { local?, extraImages? }', false],
-  ['goldCheck', isObj, 'an object { description, flags, run }', false],
-];
-
-const METHOD: Check[] = [
-  ...COMMON,
-  ['create', isFn, 'a function (ctx) => the method instance (retrieve, commit, snapshot, records, stats, size)', true],
-  ['engine', (v) => ['none', 'rag', 'memp', 'memrl'].includes(v as string), "one of 'none', 'rag', 'memp', 'memrl'", false],
-  ['buildStrategy', (v) => ['proceduralization', 'trajectory', 'script'].includes(v as string), "one of 'proceduralization', 'trajectory', 'script'", false],
-];
-
-function problemOf(value: Record<string, unknown>, checks: Check[]): string | undefined {
-  for (const [field, ok, what, required] of checks) {
-    const v = value[field];
-    if (v === undefined) {
-      if (required) return `lacks \`${field}\` (${what})`;
-      continue;
-    }
-    if (!ok(v)) return `has a bad \`${field}\`: expected ${what}`;
-  }
-  return undefined;
-}
-
-function benchmarkProblem(value: Record<string, unknown>): string | undefined {
-  return problemOf(value, BENCHMARK);
-}
-
-function methodProblem(value: Record<string, unknown>): string | undefined {
-  return problemOf(value, METHOD);
 }

@@ -181,8 +181,8 @@ function pluginsInConfig(file: string, parseYaml: (text: string) => unknown): st
 
 /** Entry point: user errors become one line on stderr and a non-zero exit code, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
+  const args = argv.slice(2);
   try {
-    const args = argv.slice(2);
     const { command } = prescan(args);
     const entry = COMMANDS.find((c) => c.name === command);
     const program = newProgram();
@@ -209,6 +209,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof MemrlError) {
       process.stderr.write(`memrl: ${err.message}\n`);
+      // A plug-in's own exception: its stack, when asked for.
+      if (err.cause !== undefined && args.includes('--verbose')) process.stderr.write(`${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
       process.exitCode = exitCodeOf(err);
       return;
     }

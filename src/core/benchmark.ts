@@ -157,11 +157,11 @@ export const flagSchema: z.ZodType<FlagDef, z.ZodTypeDef, unknown> = contract('F
   flags: z.string().regex(/^--[a-z][a-z0-9-]*( <[^>]+>| \[[^\]]+\])?$/, "a long flag with its argument, e.g. '--problems <n>'").describe("The long flag and its argument, e.g. '--problems <n>' (no argument: a boolean switch)."),
   description: z.string().min(1).describe('The help line; say the default in words (a flag has no default of its own: an unset flag leaves the YAML value alone).'),
   choices: z.array(z.string()).readonly().optional().describe('The values it accepts; anything else fails in one line.'),
-  parse: opaque<(raw: string) => unknown>('(raw: string) => unknown', (v) => typeof v === 'function').optional().describe("Checks and converts the text; throw a FlagValueError saying what was expected. memrl exports `positiveInt`, `nonNegativeInt`, `integer(min, what)`, `decimal(check, what)`, `ratio`."),
+  parse: opaque<(raw: string) => unknown>('(raw: string) => unknown', (v) => typeof v === 'function', 'is not a function').optional().describe("Checks and converts the text; throw a FlagValueError saying what was expected. memrl exports `positiveInt`, `nonNegativeInt`, `integer(min, what)`, `decimal(check, what)`, `ratio`."),
   snake: z.string().optional().describe('A snake_case spelling accepted as a hidden alias (the reference\'s runners use them).'),
   path: z.array(z.string()).nullable().describe("The config key it sets, e.g. ['memrl', '<name>', 'train']; null: the benchmark reads the flag itself."),
-  sets: opaque<(value: unknown) => [string[], unknown][]>('(value) => [path, value][]', (v) => typeof v === 'function').optional().describe('For a flag that sets several keys at once; replaces `path`.'),
-  transform: opaque<(value: unknown) => unknown>('(value) => unknown', (v) => typeof v === 'function').optional().describe('Applied to the parsed value before it is used (e.g. splitting a comma list).'),
+  sets: opaque<(value: unknown) => [string[], unknown][]>('(value) => [path, value][]', (v) => typeof v === 'function', 'is not a function').optional().describe('For a flag that sets several keys at once; replaces `path`.'),
+  transform: opaque<(value: unknown) => unknown>('(value) => unknown', (v) => typeof v === 'function', 'is not a function').optional().describe('Applied to the parsed value before it is used (e.g. splitting a comma list).'),
   negatable: z.string().optional().describe('A boolean flag that also has a --no-<name> form; this is that form\'s help line.'),
   repeatable: z.boolean().optional().describe('May be given several times; the values are collected in a list.'),
 });
@@ -181,7 +181,7 @@ export const goldCheckSchema = z.object({
 export type GoldCheck = z.infer<typeof goldCheckSchema>;
 
 const imageSlotSchema: z.ZodType<ImageSlot, z.ZodTypeDef, unknown> = named('ImageSlot', z.object({
-  key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  key: z.string().regex(/^[a-z][a-z0-9_]*$/, 'a lowercase key (letters, digits, _)'),
   image: z.string().min(1),
   description: z.string(),
   instead: z.string().optional(),
@@ -195,11 +195,15 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   displayName: z.string().min(1).describe("How tables, reports and `memrl view` name it, e.g. 'BigCodeBench'."),
   description: z.string().min(1).describe('What `memrl run <name> --help` says it is (a few lines).'),
   examples: z.array(z.string()).readonly().optional().describe('Command lines shown at the end of `memrl run <name> --help`.'),
-  configSection: opaque<z.ZodTypeAny>('zod object', isZodObject)
+  configSection: opaque<z.ZodTypeAny>('zod object', isZodObject, 'is not a zod object schema (build it with z.object from memrl)')
     .optional()
     .describe("Its `memrl.<name>` YAML section: a `z.object` (build it with the `z` memrl exports) whose keys have defaults and `.describe()` texts; `memrl config --explain` lists them and a wrong value fails in one line naming the file and line."),
   fidelitySwitches: z.array(opaque<FidelitySwitch>('FidelitySwitch')).readonly().optional().describe('Where it may differ from the reference implementation, as switches (built-ins; see docs/fidelity.md).'),
-  defaults: opaque<ConfigLayer>('{ section: { key: value } }', (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s)))
+  defaults: opaque<ConfigLayer>(
+    '{ section: { key: value } }',
+    (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s)),
+    "is not a defaults layer: an object of config sections, e.g. { experiment: { num_sections: 3 } }",
+  )
     .optional()
     .describe("Its defaults over memrl's, in the config file's shape, e.g. `{ experiment: { num_sections: 3 }, rl_config: { topk: 3 } }`. Precedence: memrl's defaults < these < the YAML file < flags."),
   flags: z

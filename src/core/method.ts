@@ -176,7 +176,7 @@ export const methodModuleSchema = contract('MethodModule', "What a memory method
   name: z.string().regex(NAME, 'a lowercase name: a letter, then letters, digits, - or _').describe('`--method <name>`, the config section `memrl.<name>`, the run folder name. Unique among benchmarks and methods.'),
   displayName: z.string().min(1).describe("How tables and reports name it, e.g. 'MemRL'."),
   description: z.string().min(1).describe('One line for help and docs.'),
-  configSection: opaque<z.ZodTypeAny>('zod object', (v) => v !== null && typeof v === 'object' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject')
+  configSection: opaque<z.ZodTypeAny>('zod object', (v) => v !== null && typeof v === 'object' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject', 'is not a zod object schema (build it with z.object from memrl)')
     .optional()
     .describe("Its `memrl.<name>` YAML section (a `z.object` with defaults and `.describe()` texts); `create` gets it validated as `ctx.settings`."),
   fidelitySwitches: z.array(opaque<FidelitySwitch>('FidelitySwitch')).readonly().optional().describe('Where it may differ from the reference (built-ins; docs/fidelity.md).'),

@@ -66,10 +66,10 @@ export function maybeAsync<T extends z.ZodTypeAny>(schema: T): z.ZodType<z.outpu
 /**
  * A value the boundary does not look inside (a logger, a resolved config, a plug-in's
  * own settings), with the type name the reference page shows. `check`, if given, is
- * what makes it valid.
+ * what makes it valid; `problem` says what is wrong otherwise ("is not a function").
  */
-export function opaque<T>(type: string, check?: (value: unknown) => boolean): z.ZodType<T, z.ZodTypeDef, T> {
-  const schema = check ? z.custom<T>((v) => check(v)) : z.custom<T>(() => true);
+export function opaque<T>(type: string, check?: (value: unknown) => boolean, problem?: string): z.ZodType<T, z.ZodTypeDef, T> {
+  const schema = check ? z.custom<T>((v) => check(v), { message: problem ?? `is not ${type}` }) : z.custom<T>(() => true);
   return withMeta(schema, { type });
 }
 
@@ -87,5 +87,5 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
 
 /** A zod schema of plain JSON (objects, arrays, strings, finite numbers, booleans, null). */
 export function plainJson<T = unknown>(type = 'JSON'): z.ZodType<T, z.ZodTypeDef, T> {
-  return opaque<T>(type, (v) => isPlainJson(v));
+  return opaque<T>(type, (v) => isPlainJson(v), 'is not plain JSON (no functions, Maps, Sets, class instances, undefined in arrays, NaN or Infinity)');
 }
