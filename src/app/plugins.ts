@@ -8,9 +8,11 @@
  * satisfy its contract's schema (src/core/) fails in one line naming the module, the
  * entry and the field; what is registered is the entry behind its guard
  * (plugin-guard/), which checks what the plug-in returns as it runs.
- * TypeScript modules are compiled by tsx's loader, registered only when one is named.
+ * TypeScript modules are compiled by tsx's loader, registered only when one is named;
+ * `import ... from 'memrl'` in any plug-in is the memrl that runs it (plugin-hooks.ts).
  */
 import { existsSync, statSync } from 'node:fs';
+import { register } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchmarkModule } from '../core/benchmark.js';
@@ -56,7 +58,7 @@ async function importPlugin(spec: string, path: string): Promise<Record<string, 
   if (!existsSync(path)) throw new UserError(`plugin ${spec}: no such file (${path}); give the path of a .js or .ts module`, 'plugin_missing');
   if (statSync(path).isDirectory()) throw new UserError(`plugin ${spec}: is a directory; give the module file (e.g. ${spec}/index.ts)`, 'plugin_missing');
   try {
-    if (/\.[mc]?ts$/.test(path)) await typescriptLoader();
+    await pluginLoader(/\.[mc]?tsx?$/.test(path));
     return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
@@ -64,21 +66,31 @@ async function importPlugin(spec: string, path: string): Promise<Record<string, 
   }
 }
 
-let tsLoader: Promise<unknown> | undefined;
+let loader: { ts: boolean; done: Promise<void> } | undefined;
 
 /**
- * tsx's loader, registered once for the whole process (not scoped to one import), so
- * that a TS plug-in's `import ... from 'memrl'` gets the very modules the CLI runs on
- * (one EpisodeFault class, one zod) instead of a second copy.
+ * Module hooks for plug-ins, registered once for the whole process (not scoped to one
+ * import): plugin-hooks.ts links a plug-in's `import ... from 'memrl'` to the memrl
+ * that is running and loads TypeScript outside node_modules as ES modules; tsx's
+ * loader compiles TypeScript. Ours must run before tsx's (hooks registered later run
+ * first), so a TypeScript plug-in after a JavaScript one registers ours again.
  *
  * What a plug-in's `import ... from 'memrl'` links is loaded first, by that same name:
- * once tsx is registered, every specifier a new module links is resolved on tsx's hooks
- * thread, one synchronous round trip each, and that graph (the OpenAI SDK alone is some
- * 300 modules) took 100-150 ms that way; a worker paid it on a run's first episode.
+ * once hooks are registered, every specifier a new module links is resolved on the
+ * hooks thread, one synchronous round trip each, and that graph (the OpenAI SDK alone
+ * is some 300 modules) took 100-150 ms that way; a worker paid it on a run's first episode.
  */
-function typescriptLoader(): Promise<unknown> {
-  tsLoader ??= import('memrl').then(() => import('tsx/esm/api')).then(({ register }) => register());
-  return tsLoader;
+async function pluginLoader(typescript: boolean): Promise<void> {
+  if (loader && (loader.ts || !typescript)) return loader.done;
+  const before = loader?.done ?? import('memrl').then(() => undefined);
+  const done = before.then(async () => {
+    if (typescript) (await import('tsx/esm/api')).register();
+    const own = import.meta.resolve('memrl');
+    const targets = { memrl: own, 'memrl/app': import.meta.resolve('memrl/app') };
+    register(new URL('./app/plugin-hooks.js', own), { data: { targets } });
+  });
+  loader = { ts: typescript || (loader?.ts ?? false), done };
+  return done;
 }
 
 /** Every benchmark or method module among the exports (default included, arrays flattened), checked and guarded. */

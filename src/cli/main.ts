@@ -107,6 +107,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p, r) => (await import('./commands/prompts.js')).registerPromptsCommand(p, r),
   },
   {
+    name: 'plugin',
+    description: 'write a plug-in: a benchmark or memory method in a folder of its own',
+    register: async (p) => (await import('./commands/plugin.js')).registerPluginCommand(p),
+  },
+  {
     name: 'cleanup',
     description: 'remove containers left by crashed memrl runs (found by their dev.memrl labels)',
     register: async (p) => (await import('./commands/cleanup.js')).registerCleanupCommand(p),
