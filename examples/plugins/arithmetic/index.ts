@@ -94,7 +94,6 @@ export const arithmetic: BenchmarkModule<ArithmeticSettings, ArithmeticTask> = {
                 { role: 'system', content: `Solve the problem. End with a line "ANSWER: <integer>".${memoryBlock(ctx.memories)}` },
                 { role: 'user', content: task.key },
               ],
-              temperature: run.llm.temperature,
               tags: { benchmark: 'arithmetic', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'solve' },
               memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
             },
