@@ -109,8 +109,8 @@ export const simPlayerSchema = contract('SimPlayer', "The offline simulator's pl
 /** A benchmark ready to run: what `BenchmarkModule.create` returns and the runner drives. */
 export const benchmarkSchema = contract('Benchmark', 'What `create` returns: the runnable benchmark for one run.', {
   name: z.string().regex(NAME).describe("The module's `name` again."),
-  envLabel: z.string().min(1).describe("The environment's label in TensorBoard and tables (e.g. 'bigcodebench', 'household-standin'); often the name."),
-  validSetLabel: z.string().optional().describe("Name of the validation set in `Evaluation/Success_Rate/<set>` tags (default: 'valid', or the reference's for the built-ins)."),
+  envLabel: z.string().min(1).describe("The environment's label, recorded in run.json as `env` (e.g. 'bigcodebench', 'household-standin'); often the name."),
+  validSetLabel: z.string().optional().describe("Name of the validation set in the reference's `Evaluation/…/<set>` TensorBoard tags (ALFWorld's in- or out-of-distribution split); a plug-in with tag family 'other' leaves it out."),
   load: fn<() => Promise<LoadedTasks>>([], z.promise(loadedTasksSchema)).describe('Loads the tasks, once per run, before the run folder exists (a failure leaves nothing behind).'),
   episode: fn<(task: TaskBase, ctx: EpisodeContext) => Promise<Outcome>>(
     [

@@ -23,11 +23,7 @@ export class ContractViolation extends MemrlError {
 }
 
 export class PluginCrash extends MemrlError {
-  constructor(
-    message: string,
-    readonly where: string,
-    cause: unknown,
-  ) {
+  constructor(message: string, cause: unknown) {
     super('user', 'plugin_crashed', message, { cause });
     this.name = 'PluginCrash';
   }
@@ -89,7 +85,7 @@ export function violationLine(who: Culprit, problem: string, contractName?: stri
 
 export function crash(who: Culprit, where: string, err: unknown): PluginCrash {
   const at = pluginFrame(err);
-  return new PluginCrash(`plugin ${who.origin}: ${who.entry}: ${where} threw: ${firstLine(err)}${at ? ` (at ${at})` : ''}; the stack is in the run's log.jsonl, or rerun with --verbose`, where, err);
+  return new PluginCrash(`plugin ${who.origin}: ${who.entry}: ${where} threw: ${firstLine(err)}${at ? ` (at ${at})` : ''}; the stack is in the run's log.jsonl, or rerun with --verbose`, err);
 }
 
 function firstLine(err: unknown): string {
@@ -110,7 +106,11 @@ function pluginFrame(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Union errors hold one error per option: keep the option that got furthest (its issues have the longest paths). */
+/**
+ * Union errors hold one error per option: keep the option the value got furthest in
+ * (the longest path; at equal depth, a wrong type counts as less far than a wrong value).
+ * For `X | Promise<X>` that is X's, not "expected a promise".
+ */
 function flatten(issues: readonly z.ZodIssue[]): z.ZodIssue[] {
   return issues.flatMap((issue) => {
     if (issue.code !== 'invalid_union') return [issue];
