@@ -4,8 +4,12 @@
  */
 import type { RngState } from '../util/rng.js';
 
-export type MemoryMethod = 'none' | 'rag' | 'memp' | 'memrl';
-export type BuildStrategy = 'proceduralization' | 'trajectory' | 'script';
+/** The engine behaviours a method's memory parameters can carry. */
+export const MEMORY_METHODS = ['none', 'rag', 'memp', 'memrl'] as const;
+export type MemoryMethod = (typeof MEMORY_METHODS)[number];
+/** What a new memory holds: a written procedure, the raw trajectory, or a script. */
+export const BUILD_STRATEGIES = ['proceduralization', 'trajectory', 'script'] as const;
+export type BuildStrategy = (typeof BUILD_STRATEGIES)[number];
 export type UpdateStrategy = 'adjustment' | 'vanilla' | 'validation';
 
 export interface MemoryRecord {
