@@ -18,6 +18,7 @@ export { z } from 'zod';
 export { openEnv, checkEnv, envBackends, ENV_KINDS, type EnvKinds, type EnvKind } from './env/registry.js';
 export type { EnvBackendName, EnvCheck, OpenedEnv } from './env/contract.js';
 export type { PythonTestRunner, PythonTestsSettings } from './env/python-tests/contract.js';
-export type { SqlBackend, SqlSettings } from './env/sql/contract.js';
+export type { SqlBackend } from './env/sql/backend.js';
+export type { SqlSettings } from './env/sql/contract.js';
 export type { ShellEnvironments, ShellEnvironment, ShellSettings } from './env/shell/contract.js';
 export type { BridgeSettings, BridgeTransport } from './env/bridge/contract.js';
