@@ -6,10 +6,7 @@
  * line naming file, line and key, and sets exit code 2.
  */
 import { Command, Option } from 'commander';
-import { stringify } from 'yaml';
-import { explainText, loadConfig } from '../../app/config.js';
 import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
-import { redactConfig, withoutUnusedEndpoints } from '../../config/redact.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { exitCodeOf } from '../exit-codes.js';
@@ -34,9 +31,11 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     'memrl config --benchmark llb --task os --derived   # the settings a run would use',
     'memrl config --explain --benchmark hle             # every key, its default and meaning',
   ]);
-  cmd.action((_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
+  cmd.action(async (_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
     const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
     try {
+      // The loader, YAML and the schema's text load when the command runs, not for --help.
+      const { explainText, loadConfig } = await import('../../app/config.js');
       if (opts.explain) {
         process.stdout.write(explainText(benchmark, registry));
         return;
@@ -49,7 +48,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
         throw new UserError(`give the config file once: either as an argument (${file}) or with --config (${flags.config})`);
       }
       const resolved = loadConfig(file ?? (flags.config as string | undefined), flags, benchmark, { inspect: true, registry });
-      process.stdout.write(render(resolved, Boolean(opts.derived)));
+      process.stdout.write(await render(resolved, Boolean(opts.derived)));
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
       process.stderr.write(`memrl: ${errorMessage(err)}\n`);
@@ -59,7 +58,9 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
   return cmd;
 }
 
-function render(resolved: ResolvedConfig, derived: boolean): string {
+async function render(resolved: ResolvedConfig, derived: boolean): Promise<string> {
+  const { stringify } = await import('yaml');
+  const { redactConfig, withoutUnusedEndpoints } = await import('../../config/redact.js');
   const header = [
     `# memrl config: ${resolved.source}`,
     `# benchmark ${resolved.benchmark}, method ${resolved.method} (${resolved.methodReason})`,
