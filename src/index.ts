@@ -12,6 +12,8 @@ export { computeStats, type MemoryStats } from './memory/stats.js';
 export { MemoryWriter } from './memory/writer.js';
 export { Rng } from './util/rng.js';
 export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
+/** A benchmark's reference TensorBoard tags (its tagFamily); the success-rate set two reference runners share. */
+export { successRateTags, type ReferenceTags, type TagFamily, type TagMetric } from './metrics/tensorboard/tags.js';
 /** The zod memrl validates configs with: build a config section with it, so schemas compose. */
 export { z } from 'zod';
 /** Where a plug-in benchmark runs untrusted code: the same sandboxes and containers the built-ins use. */

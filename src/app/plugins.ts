@@ -11,7 +11,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchmarkModule } from '../core/benchmark.js';
+import { WORKER_NEEDS, type BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { withPlugins, type Registry } from './registry.js';
@@ -112,6 +112,10 @@ const isName = (v: unknown) => typeof v === 'string' && NAME.test(v);
 const isFlags = (v: unknown) =>
   Array.isArray(v) && v.every((f) => isObj(f) && typeof f.flags === 'string' && f.flags.startsWith('--') && typeof f.description === 'string' && (f.path === null || Array.isArray(f.path)));
 
+const isTagList = (v: unknown) => Array.isArray(v) && v.every((t) => Array.isArray(t) && t.length === 2 && isStr(t[0]) && ['acc', 'csr', 'avgSteps'].includes(t[1] as string));
+const isTagFamily = (v: unknown) =>
+  v === 'other' || (isObj(v) && isTagList((v as Record<string, unknown>).train) && isTagList((v as Record<string, unknown>).valid) && ['undefined', 'string'].includes(typeof (v as Record<string, unknown>).validSet));
+
 const COMMON: Check[] = [
   ['name', isName, 'a lowercase name (letters, digits, - or _), used on the command line', true],
   ['displayName', isStr, 'a display name for tables and reports (a string)', true],
@@ -128,8 +132,12 @@ const BENCHMARK: Check[] = [
   ['evaluatorFlags', (v) => typeof v === 'boolean', 'true or false', false],
   ['keys', isObj, 'an object { reads?: [...], ignores?: [...] }', false],
   ['images', Array.isArray, 'a list of image slots', false],
-  ['tagFamily', (v) => ['hle', 'alfworld', 'llb', 'bcb', 'other'].includes(v as string), "one of 'hle', 'alfworld', 'llb', 'bcb', 'other'", false],
+  ['tagFamily', isTagFamily, "'other', or { train: [[tag, metric], …], valid: [[tag, metric], …], validSet? } (metric: acc, csr or avgSteps)", false],
   ['manifest', isFn, 'a function (settings) => facts for run.json', false],
+  ['workerNeeds', isFn, `a function (config) => what its episodes need of a worker (${WORKER_NEEDS.join(', ')})`, false],
+  ['standIn', isStr, 'the env label of its offline stand-in (a string)', false],
+  ['paper', (v) => isObj(v) && typeof (v as Record<string, unknown>).taskSimilarity === 'number' && typeof (v as Record<string, unknown>).gainOverNone === 'number', 'an object { taskSimilarity, gainOverNone } (numbers)', false],
+  ['variants', (v) => isObj(v) && Object.values(v as object).every(isObj), 'an object { <variant>: { <config key>: value, … } }', false],
   ['memoryParams', isFn, 'a function (params, tree) => params', false],
   ['runValidation', isFn, 'a function (tree) => boolean', false],
   ['judge', isFn, 'a function (settings) => judge model settings', false],

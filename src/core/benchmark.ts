@@ -65,7 +65,7 @@ export interface Benchmark<T extends TaskBase = TaskBase> {
   readonly name: string;
   /** TensorBoard / table label of the environment (e.g. 'bigcodebench', 'household-standin'). */
   readonly envLabel: string;
-  /** Name of the validation set in `Evaluation/Success_Rate/<set>` tags (default: the reference's per benchmark). */
+  /** Name of the validation set in its reference tags' `{set}` (default: its module's tagFamily.validSet). */
   readonly validSetLabel?: string;
   load(): Promise<LoadedTasks<T>>;
   /**
@@ -110,16 +110,44 @@ export interface GoldCheck {
   run(values: FlagValues, ctx: GoldCheckContext): Promise<void>;
 }
 
+/**
+ * What episodes may need of the machine that plays them (a `memrl worker` takes jobs
+ * only from the queues whose needs it has): the bubblewrap sandbox, the local MariaDB,
+ * a container engine.
+ */
+export type WorkerNeed = 'bwrap' | 'mariadb' | 'containers';
+export const WORKER_NEEDS: readonly WorkerNeed[] = ['bwrap', 'mariadb', 'containers'];
+
 export interface BenchmarkModule<S = any, T extends TaskBase = any> extends BenchmarkConfigPart<S> {
   readonly kind: 'benchmark';
   /** What `memrl run <name> --help` says it is (a few lines). */
   description: string;
   /** Command lines shown at the end of `memrl run <name> --help`. */
   examples?: readonly string[];
-  /** The reference TensorBoard tag set its scalars also use ('other': memrl's tags only). */
+  /**
+   * The reference runner's TensorBoard tags its scalars also go under (per phase: tag
+   * and metric), beside memrl's own; 'other' or none: memrl's tags only.
+   */
   tagFamily?: TagFamily;
   /** Facts for run.json (default: its settings, secrets redacted, under its name). */
   manifest?(settings: S): Record<string, unknown>;
+  /** The env label (run.json, outcome rows) of its offline stand-in, if it has one: tables mark such runs, a pipeline check and not a result. */
+  standIn?: string;
+  /** What the paper reports of it that `memrl report` quotes: the mean pairwise similarity of its tasks, and MemRL's gain over no memory. */
+  paper?: { taskSimilarity: number; gainOverNone: number };
+  /**
+   * Variants a sweep's benchmark axis may name as `<name>-<variant>` (the results
+   * table's columns of the same name), each the config keys it sets, e.g.
+   * { db: { 'experiment.task': 'db' } }.
+   */
+  variants?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * What its episodes need of a worker with the local evaluator, given the config tree
+   * of the run or sweep cell (as written: keys may be missing). With
+   * memrl.evaluator.backend docker, every benchmark needs a container engine instead.
+   * None: any worker can play them.
+   */
+  workerNeeds?(config: Record<string, unknown>): readonly WorkerNeed[];
   /** The runnable benchmark for one run (import heavy parts here, dynamically). */
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
   /** `memrl doctor`: readiness of its local evaluator, and images its docker runs may use beyond its slots. */

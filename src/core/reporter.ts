@@ -20,7 +20,7 @@ import type { OutcomeRow } from './outcome.js';
 export interface RunInfo {
   runDir: string;
   benchmark: string;
-  /** The reference TensorBoard tag set (the benchmark module's), or the benchmark's name to look it up by. */
+  /** The benchmark module's reference TensorBoard tags; a name or 'other': memrl's tags only. */
   tagFamily: TagFamily | string;
   /** Validation set name for `Evaluation/…/<set>` tags, if the benchmark has its own. */
   validSetLabel?: string;

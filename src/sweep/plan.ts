@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
-import { BENCHMARK_VARIANTS, type SweepSpec } from './sweep-file.js';
+import type { SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
 
@@ -34,7 +34,7 @@ export function planCells(spec: SweepSpec): Cell[] {
   let combos: Record<string, AxisValue>[] = [{}];
   for (const name of names) combos = combos.flatMap((c) => spec.axes[name]!.map((v) => ({ ...c, [name]: v })));
   const cells = combos.map((values) => {
-    const variant = BENCHMARK_VARIANTS[String(values.benchmark)];
+    const variant = spec.variants[String(values.benchmark)];
     const benchmark = variant?.benchmark ?? String(values.benchmark);
     const method = values.method === undefined ? null : String(values.method);
     const seed = values.seed === undefined ? null : Number(values.seed);

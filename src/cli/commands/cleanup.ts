@@ -28,9 +28,10 @@ export function registerCleanupCommand(program: Command): void {
       if (flags.run && flags.all) throw new UserError('memrl cleanup: give --run <id> or --all, not both');
       // The config loader and the container engine's client load when the command runs, not for its --help.
       const { loadConfig } = await import('../../app/config.js');
+      const { defaultBenchmark } = await import('../../app/registry.js');
       const { isOrphan, listMemrlContainers, removeContainers } = await import('../../env/container/cleanup.js');
       const { openEngine } = await import('../../env/container/engine.js');
-      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, defaultBenchmark(), { inspect: true });
       const { engine } = await openEngine(cfg.evaluator.docker.host);
       const all = await listMemrlContainers(engine);
       // A run's label is its folder's name, so a path to the folder names it too.

@@ -6,7 +6,7 @@
  * line naming file, line and key, and sets exit code 2.
  */
 import { Command, Option } from 'commander';
-import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
+import { builtinRegistry, defaultBenchmark, findBenchmark, type Registry } from '../../app/registry.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { exitCodeOf } from '../exit-codes.js';
@@ -19,7 +19,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     .command('config')
     .description('check a config file and print it fully resolved (defaults < YAML < flags), secrets redacted')
     .argument('[file]', 'YAML config (default: the built-in quickstart)')
-    .addOption(new Option('--benchmark <name>', 'benchmark whose defaults, rules and flags apply (default: bcb)').choices(names))
+    .addOption(new Option('--benchmark <name>', `benchmark whose defaults, rules and flags apply (default: ${defaultBenchmark(registry)})`).choices(names))
     .option('--derived', 'print the derived run settings (method, memory parameters, epochs, ...) instead of the config tree')
     .option('--explain', 'list every config key with its type, default and meaning, then exit')
     // The other flags are the chosen benchmark's run flags: parsed again below, once it is known.
@@ -32,7 +32,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     'memrl config --explain --benchmark hle             # every key, its default and meaning',
   ]);
   cmd.action(async (_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
-    const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
+    const benchmark = (opts.benchmark as string | undefined) ?? defaultBenchmark(registry);
     try {
       // The loader, YAML and the schema's text load when the command runs, not for --help.
       const { explainText, loadConfig } = await import('../../app/config.js');

@@ -4,7 +4,7 @@
  * table says what to do).
  */
 import type { Command } from 'commander';
-import { builtinRegistry, type Registry } from '../../app/registry.js';
+import { builtinRegistry, defaultBenchmark, type Registry } from '../../app/registry.js';
 import type { DoctorCheck } from '../../core/benchmark.js';
 import { withExamples } from '../help.js';
 
@@ -34,7 +34,8 @@ export function registerDoctorCommand(program: Command, registry: Registry = bui
       // The config loader and the probes load when the command runs, not for --help.
       const { loadConfig } = await import('../../app/config.js');
       const { doctorChecks } = await import('../../app/doctor.js');
-      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true, registry });
+      // Only the evaluator settings are read, which no benchmark changes: the default one's config will do.
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, defaultBenchmark(registry), { inspect: true, registry });
       const checks = await doctorChecks(registry, cfg.evaluator, flags.backend);
       process.stdout.write(flags.json ? JSON.stringify(checks, null, 2) + '\n' : formatDoctor(checks));
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
