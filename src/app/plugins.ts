@@ -116,6 +116,10 @@ const isTagList = (v: unknown) => Array.isArray(v) && v.every((t) => Array.isArr
 const isTagFamily = (v: unknown) =>
   v === 'other' || (isObj(v) && isTagList((v as Record<string, unknown>).train) && isTagList((v as Record<string, unknown>).valid) && ['undefined', 'string'].includes(typeof (v as Record<string, unknown>).validSet));
 
+const isSharedKeys = (v: unknown) =>
+  Array.isArray(v) &&
+  v.every((s) => isObj(s) && ['experiment', 'environment', 'memrl.evaluator'].includes(s.section as string) && (s.after === undefined || isStr(s.after)) && isObj(s.keys) && Object.values(s.keys as object).every(isSchema));
+
 const COMMON: Check[] = [
   ['name', isName, 'a lowercase name (letters, digits, - or _), used on the command line', true],
   ['displayName', isStr, 'a display name for tables and reports (a string)', true],
@@ -137,6 +141,7 @@ const BENCHMARK: Check[] = [
   ['workerNeeds', isFn, `a function (config) => what its episodes need of a worker (${WORKER_NEEDS.join(', ')})`, false],
   ['standIn', isStr, 'the env label of its offline stand-in (a string)', false],
   ['paper', (v) => isObj(v) && typeof (v as Record<string, unknown>).taskSimilarity === 'number' && typeof (v as Record<string, unknown>).gainOverNone === 'number', 'an object { taskSimilarity, gainOverNone } (numbers)', false],
+  ['sharedKeys', isSharedKeys, 'a list of { section: experiment, environment or memrl.evaluator; after?: a key of it; keys: { <key>: zod schema } }', false],
   ['variants', (v) => isObj(v) && Object.values(v as object).every(isObj), 'an object { <variant>: { <config key>: value, … } }', false],
   ['memoryParams', isFn, 'a function (params, tree) => params', false],
   ['runValidation', isFn, 'a function (tree) => boolean', false],
