@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
+import { UserError } from '../util/errors.js';
 import type { SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
@@ -50,7 +51,7 @@ export function planCells(spec: SweepSpec): Cell[] {
   // Two axis values that print alike (1 and "1") would share a folder.
   const seen = new Set<string>();
   for (const c of cells) {
-    if (seen.has(c.id)) throw new Error(`sweep ${spec.name}: two cells would share the id ${c.id}`);
+    if (seen.has(c.id)) throw new UserError(`${spec.file}: two cells would share the id ${c.id} (axis values that print alike, such as 1 and "1"); make them differ`, 'sweep_file_invalid');
     seen.add(c.id);
   }
   return cells;

@@ -6,6 +6,7 @@ import { builtinRegistry, findBenchmark } from '../../src/app/registry.js';
 import { planCells } from '../../src/sweep/plan.js';
 import { cellNeeds, parseQueueName, queueName, queuesFor } from '../../src/sweep/queue.js';
 import { readSweepFile } from '../../src/sweep/sweep-file.js';
+import { UserError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('memrl-sweep-file-');
@@ -63,6 +64,18 @@ describe('the grid', () => {
     // Each benchmark's cells start from its own paper config.
     expect(cells.find((c) => c.id === 'hle-memrl-s1')!.config).toMatchObject({ memory: { sim_norm_mean: expect.closeTo(0.1857, 3) } });
     expect(planCells(readSweepFile('configs/sweeps/quickstart.yaml', registry)).every((c) => (c.config as { llm: { provider: string } }).llm.provider === 'sim')).toBe(true);
+  });
+
+  it('two axis values that print alike are one line about the sweep file, not a crash', () => {
+    const p = write('alike.yaml', 'name: t\naxes:\n  benchmark: [bcb]\n  rl_config.topk: [1, "1"]\n');
+    let err: unknown;
+    try {
+      planCells(readSweepFile(p, registry));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toBe(`${p}: two cells would share the id bcb-topk=1 (axis values that print alike, such as 1 and "1"); make them differ`);
   });
 
   it('routes each cell to the queue of what its benchmark says it needs, and a worker to the queues it can serve', () => {

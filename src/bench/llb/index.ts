@@ -65,8 +65,11 @@ export const llb: BenchmarkModule<LlbSettings> = {
   manifest: (s) => ({ llb: { ...s } }),
   // A sweep's benchmark axis may say llb-db or llb-os (the results table's columns).
   variants: { db: { 'experiment.task': 'db' }, os: { 'experiment.task': 'os' } },
-  // db tasks on the local MariaDB, os tasks in the rootfs sandbox (bubblewrap); a config without experiment.task runs its default.
-  workerNeeds: (config) => (((config.experiment as { task?: string } | undefined)?.task ?? llbDefaults.experiment!.task) === 'db' ? ['mariadb'] : ['bwrap']),
+  // db tasks need the local MariaDB, os tasks the rootfs sandbox (bubblewrap); a config without experiment.task runs the default task.
+  workerNeeds: (config) => {
+    const task = (config.experiment as { task?: string } | undefined)?.task ?? llbDefaults.experiment!.task;
+    return task === 'db' ? ['mariadb'] : ['bwrap'];
+  },
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
   doctor: {
     local: async () => [
