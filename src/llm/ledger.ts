@@ -10,7 +10,8 @@ import type { SpendMeter, SpendReport } from './budget.js';
 import { LEDGER_ROLES, roleCost, type LedgerRole, type Price, type RolePrice, type RolePrices } from './cost.js';
 import type { TokenUsage } from './types.js';
 
-export { LEDGER_ROLES, type LedgerRole, type Price } from './cost.js';
+// The runner and the remote episodes name the roles through the ledger.
+export { LEDGER_ROLES, type LedgerRole } from './cost.js';
 
 export interface LedgerBucket {
   /** Calls answered by the provider. */

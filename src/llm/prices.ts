@@ -11,8 +11,6 @@ import { UserError } from '../util/errors.js';
 import { asset } from '../util/paths.js';
 import type { LedgerRole, Price, RolePrice, RolePrices } from './cost.js';
 
-export type { RolePrice, RolePrices } from './cost.js';
-
 export const BUILTIN_PRICES_FILE = asset('src', 'llm', 'prices.yaml');
 
 const EntrySchema = z.object({ input: z.number().min(0), output: z.number().min(0).default(0) }).strict();
