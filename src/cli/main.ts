@@ -86,7 +86,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'report',
     description: 'write one self-contained HTML report (curves, forgetting, comparison, memory, cost, manifests)',
-    register: async (p) => (await import('../report/report-cli.js')).registerReportCommand(p),
+    register: async (p) => (await import('./commands/report.js')).registerReportCommand(p),
   },
   {
     name: 'doctor',
@@ -141,25 +141,40 @@ export function buildProgram(): Command {
  * line or in the memrl.plugins of its config file (read with `parseYaml` when given).
  */
 export function prescan(args: readonly string[], parseYaml?: (text: string) => unknown): { command: string | undefined; plugins: string[] } {
+  const { command, configFile } = scanArgs(args);
+  const plugins: string[] = [];
+  forEachFlag(args, (flag, value) => {
+    if (flag === '--plugin') plugins.push(value);
+    // A resumed run brings back the plug-ins it was run with.
+    if (flag === '--resume') plugins.push(...pluginsOfRun(value));
+  });
+  if (configFile && parseYaml) plugins.push(...pluginsInConfig(configFile, parseYaml));
+  return { command, plugins };
+}
+
+/** The command, and the config file the line names (--config, or `memrl config <file>`). */
+function scanArgs(args: readonly string[]): { command: string | undefined; configFile: string | undefined } {
   const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && /^--(config|plugin|benchmark)$/.test(args[i - 1] ?? '')));
   let command = positional[0];
   if (command === 'help') command = positional[1];
-  const plugins: string[] = [];
   let configFile: string | undefined;
+  forEachFlag(args, (flag, value) => {
+    if (flag === '--config') configFile = value;
+  });
+  // `memrl config <file>` names the file as an argument.
+  if (command === 'config' && !configFile) configFile = positional[1];
+  return { command, configFile };
+}
+
+/** Each `--flag value` or `--flag=value` before `--`. */
+function forEachFlag(args: readonly string[], fn: (flag: string, value: string) => void): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') break;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = inline ?? args[i + 1];
-    if (flag === '--plugin' && value !== undefined) plugins.push(value);
-    if (flag === '--config' && value !== undefined) configFile = value;
-    // A resumed run brings back the plug-ins it was run with.
-    if (flag === '--resume' && value !== undefined) plugins.push(...pluginsOfRun(value));
+    if (value !== undefined) fn(flag!, value);
   }
-  // `memrl config <file>` names the file as an argument.
-  if (command === 'config' && !configFile) configFile = positional[1];
-  if (configFile && parseYaml) plugins.push(...pluginsInConfig(configFile, parseYaml));
-  return { command, plugins };
 }
 
 /** The plug-ins a run folder's run.json records (its absolute paths). */
@@ -194,9 +209,9 @@ export async function main(argv: string[]): Promise<void> {
     let registry: Registry | undefined;
     if (entry?.registry) {
       const { builtinRegistry } = await import('../app/registry.js');
-      // A config file may name plug-ins (memrl.plugins); YAML is read only when there is one.
-      const hasConfig = command === 'config' || args.some((a) => a === '--config' || a.startsWith('--config='));
-      const { plugins } = prescan(args, hasConfig ? (await import('yaml')).parse : undefined);
+      // A config file may name plug-ins (memrl.plugins); YAML is loaded only when there is one.
+      const { configFile } = scanArgs(args);
+      const { plugins } = prescan(args, configFile && existsSync(configFile) ? (await import('yaml')).parse : undefined);
       registry = builtinRegistry();
       if (plugins.length) registry = await (await import('../app/plugins.js')).loadPlugins(registry, plugins);
     }

@@ -39,6 +39,18 @@ export interface ResolveContext {
   notes: string[];
 }
 
+/** The memrl.evaluator keys benchmarks add (their sharedKeys), camelCased: bcb_x → bcbX. */
+function addedEvaluatorSettings(ev: MemrlConfig['memrl']['evaluator'], registry: ConfigRegistry): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const b of registry.benchmarks) {
+    for (const added of b.sharedKeys ?? []) {
+      if (added.section !== 'memrl.evaluator') continue;
+      for (const key of Object.keys(added.keys)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = (ev as Record<string, unknown>)[key];
+    }
+  }
+  return out;
+}
+
 export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedConfig {
   const notes = [...ctx.notes];
   const part = ctx.part;
@@ -131,7 +143,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     run,
     evaluator: {
       backend: ev.backend,
-      bcbMode: ev.bcb_mode,
+      ...addedEvaluatorSettings(ev, ctx.registry),
       evalTimeoutS: ev.eval_timeout,
       hardTimeoutS: ev.hard_timeout,
       forkServer: ev.fork_server,

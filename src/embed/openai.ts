@@ -6,7 +6,8 @@
  */
 import type OpenAI from 'openai';
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from '../llm/client.js';
-import { ProviderError, toProviderError, type CallContext } from '../llm/errors.js';
+import { ProviderError, type CallContext } from '../llm/errors.js';
+import { toProviderError } from '../llm/provider-errors.js';
 import type { TokenUsage } from '../llm/types.js';
 import type { Embedder } from './types.js';
 import { redactUrlCredentials } from '../llm/redact.js';

@@ -11,8 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../util/errors.js';
-import { LEDGER_ROLES, roleCost, type LedgerRole } from './ledger.js';
-import type { RolePrices } from './prices.js';
+import { LEDGER_ROLES, roleCost, type LedgerRole, type RolePrices } from './cost.js';
 import type { TokenUsage } from './types.js';
 
 export const SPEND_FILE = 'spend.json';

@@ -5,7 +5,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from './client.js';
-import { ProviderError, toProviderError, type CallContext } from './errors.js';
+import { ProviderError, type CallContext } from './errors.js';
+import { toProviderError } from './provider-errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
 import { redactUrlCredentials } from './redact.js';
 

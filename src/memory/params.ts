@@ -1,10 +1,10 @@
 import type { MemoryParams } from './types.js';
 
 /**
- * Reference defaults of the BigCodeBench configuration (rl_bcb_config.yaml).
- * Other benchmarks override a few of them (see docs/memory-engine.md).
+ * The engine's defaults: the reference's rl_bcb_config.yaml values. Each benchmark's
+ * config overrides a few of them (see docs/memory-engine.md).
  */
-const BCB_DEFAULTS: MemoryParams = {
+const REFERENCE_DEFAULTS: MemoryParams = {
   method: 'memrl',
   k1: 5,
   simThreshold: 0.5,
@@ -29,7 +29,7 @@ const BCB_DEFAULTS: MemoryParams = {
 };
 
 export function defaultMemoryParams(overrides: Partial<MemoryParams> = {}): MemoryParams {
-  const params: MemoryParams = { ...BCB_DEFAULTS };
+  const params: MemoryParams = { ...REFERENCE_DEFAULTS };
   // Skip explicit undefineds so a partially-filled object cannot blank a default.
   for (const [k, v] of Object.entries(overrides)) {
     if (v !== undefined) (params as unknown as Record<string, unknown>)[k] = v;

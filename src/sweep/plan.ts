@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
-import { BENCHMARK_VARIANTS, type SweepSpec } from './sweep-file.js';
+import { UserError } from '../util/errors.js';
+import type { SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
 
@@ -34,7 +35,7 @@ export function planCells(spec: SweepSpec): Cell[] {
   let combos: Record<string, AxisValue>[] = [{}];
   for (const name of names) combos = combos.flatMap((c) => spec.axes[name]!.map((v) => ({ ...c, [name]: v })));
   const cells = combos.map((values) => {
-    const variant = BENCHMARK_VARIANTS[String(values.benchmark)];
+    const variant = spec.variants[String(values.benchmark)];
     const benchmark = variant?.benchmark ?? String(values.benchmark);
     const method = values.method === undefined ? null : String(values.method);
     const seed = values.seed === undefined ? null : Number(values.seed);
@@ -50,7 +51,7 @@ export function planCells(spec: SweepSpec): Cell[] {
   // Two axis values that print alike (1 and "1") would share a folder.
   const seen = new Set<string>();
   for (const c of cells) {
-    if (seen.has(c.id)) throw new Error(`sweep ${spec.name}: two cells would share the id ${c.id}`);
+    if (seen.has(c.id)) throw new UserError(`${spec.file}: two cells would share the id ${c.id} (axis values that print alike, such as 1 and "1"); make them differ`, 'sweep_file_invalid');
     seen.add(c.id);
   }
   return cells;

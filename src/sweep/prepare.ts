@@ -12,6 +12,8 @@ import { readSweepFile, type SweepSpec } from './sweep-file.js';
 
 export interface OpenSweep {
   spec: SweepSpec;
+  /** The benchmarks and methods the sweep was read with (its cells' modules). */
+  registry: Registry;
   dir: string;
   cells: Cell[];
   state: SweepState;
@@ -47,5 +49,5 @@ export function openSweep(file: string, outputDir: string, registry: Registry): 
     cells: cells.map((c) => cellFromDisk(dir, c, prevCells.get(c.id)?.status === 'error' ? prevCells.get(c.id) : undefined)),
   };
   writeSweepState(dir, state);
-  return { spec, dir, cells, state };
+  return { spec, registry, dir, cells, state };
 }

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { int, num } from '../../config/coerce.js';
 import { ratio, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
 import { sharedDataDir } from '../../util/paths.js';
 
@@ -107,6 +107,17 @@ export interface AlfworldSettings {
   bridgeTimeoutS: number;
 }
 
+/** The reference's experiment key only ALFWorld reads (after dataset_ratio, as in its MempConfig). */
+export const ALFWORLD_EXPERIMENT_KEYS = {
+  few_shot_path: z.string().default('data/alfworld/alfworld_examples.json').describe('ALFWorld: few-shot examples file.'),
+};
+
+/** The reference's environment section, all ALFWorld's. */
+export const ALFWORLD_ENVIRONMENT_KEYS = {
+  alfworld_config_path: z.string().default('configs/base_config.yaml').describe('ALFWorld: path of the alfworld base config.'),
+  alfworld_env_type: z.string().default('AlfredTWEnv').describe('ALFWorld: environment class (AlfredTWEnv = text).'),
+};
+
 /**
  * Which environment (an explicit key or --env wins; otherwise the offline stand-in
  * for the built-in quickstart and the real package for a config file), the env YAML
@@ -123,7 +134,8 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
       : ctx.quickstart
         ? 'the built-in quickstart runs offline'
         : 'a config file runs the real ALFWorld unless memrl.alfworld.env is standin';
-  const fewShot = resolve(ctx.cwd, cfg.experiment.few_shot_path);
+  const fewShot = resolve(ctx.cwd, sharedKeysOf(cfg, 'experiment', ALFWORLD_EXPERIMENT_KEYS).few_shot_path);
+  const environment = sharedKeysOf(cfg, 'environment', ALFWORLD_ENVIRONMENT_KEYS);
   const shared = join(sharedDataDir(), 'alfworld', 'alfworld_examples.json');
   const gpt: AlfworldSettings['gamesPerType'] = {};
   for (const k of ['train', 'valid_seen', 'valid_unseen'] as const) {
@@ -134,8 +146,8 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
     env,
     envReason,
     validSplit: a.valid_split,
-    envConfigPath: resolve(ctx.cwd, cfg.environment.alfworld_config_path),
-    envType: cfg.environment.alfworld_env_type,
+    envConfigPath: resolve(ctx.cwd, environment.alfworld_config_path),
+    envType: environment.alfworld_env_type,
     fewShotPath: existsSync(fewShot) ? fewShot : shared,
     gameFile: a.game_file,
     gamesPerType: gpt,

@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { int, num } from '../../config/coerce.js';
+import { bool, int, num } from '../../config/coerce.js';
 import { decimal, nonNegativeInt, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
-import type { ConfigLayer, SettingsContext } from '../../config/types.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
+import type { ConfigLayer, EvaluatorSettings, SettingsContext } from '../../config/types.js';
 import { sharedDataDir } from '../../util/paths.js';
 
 /** The BCB test image (memrl.evaluator.docker.images.bcb's default). */
@@ -38,6 +38,31 @@ export const bcbSection = z
   .strict();
 
 type BcbSection = z.output<typeof bcbSection>;
+
+/** The reference's experiment key only BCB reads (after log_level, as in its MempConfig). */
+export const BCB_EXPERIMENT_KEYS = {
+  bcb_run_validation: bool().default(false).describe('BCB: also evaluate the held-out split after every epoch (read-only memory). CLI: --run-validation.'),
+};
+
+export type BcbMode = 'reference' | 'calibrated';
+
+/** BCB's evaluator mode, in memrl.evaluator beside the evaluator's other settings (after backend). */
+export const BCB_EVALUATOR_KEYS = {
+  bcb_mode: z
+    .enum(['reference', 'calibrated'])
+    .default('reference')
+    .describe("BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench's official evaluator. CLI: --bcb-mode."),
+};
+
+/** experiment.bcb_run_validation: validate when memrl.run_validation is null. */
+export function bcbRunValidation(tree: MemrlConfig): boolean {
+  return sharedKeysOf(tree, 'experiment', BCB_EXPERIMENT_KEYS).bcb_run_validation;
+}
+
+/** memrl.evaluator.bcb_mode, as resolved into the evaluator settings. */
+export function bcbModeOf(evaluator: EvaluatorSettings): BcbMode {
+  return evaluator.bcbMode as BcbMode;
+}
 
 /** rl_bcb_config.yaml + run_bcb.py (3 epochs by default; memory flushed every 25 tasks). */
 export const bcbDefaults: ConfigLayer = {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { int, num } from '../../config/coerce.js';
 import { resolveEndpoint } from '../../config/credentials.js';
 import { decimal, positiveInt, ratio, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, LlmSettings, SettingsContext } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
 
@@ -143,6 +143,13 @@ export interface HleSettings {
   client: Pick<LlmSettings, 'timeoutMs' | 'maxRetries' | 'stopAfterFailures' | 'rateLimit' | 'simSeed'>;
 }
 
+/** The reference's experiment keys only HLE reads (after bon, as in its MempConfig). */
+export const HLE_EXPERIMENT_KEYS = {
+  hle_categories: z.array(z.string()).nullable().default(null).describe('HLE: keep only these categories; null = all.'),
+  hle_category_ratio: num(z.number().gt(0).max(1)).nullable().default(null).describe('HLE: per-category sampling ratio; null = 1.'),
+  train_valid_split: num(z.number().min(0).max(1)).default(0.8).describe('HLE: fraction of each category used for training.'),
+};
+
 /**
  * Data files, filters and the judge endpoint. The judge defaults to the chat model's
  * provider and endpoint (so a sim run has a sim judge), with its own model
@@ -150,6 +157,7 @@ export interface HleSettings {
  */
 export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleSettings {
   const hle = sectionOf<HleSection>(cfg, 'hle');
+  const exp = sharedKeysOf(cfg, 'experiment', HLE_EXPERIMENT_KEYS);
   const j = hle.judge;
   const provider = j.provider ?? cfg.llm.provider;
   const endpoint = resolveEndpoint('memrl.hle.judge', j.api_key ?? cfg.llm.api_key, j.base_url ?? cfg.llm.base_url, ctx.env);
@@ -163,14 +171,14 @@ export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleS
   return {
     trainPath: hle.train_path ? resolve(ctx.cwd, hle.train_path) : null,
     validPath: hle.valid_path ? resolve(ctx.cwd, hle.valid_path) : null,
-    categories: cfg.experiment.hle_categories,
-    categoryRatio: cfg.experiment.hle_category_ratio ?? 1,
+    categories: exp.hle_categories,
+    categoryRatio: exp.hle_category_ratio ?? 1,
     fromFlags: {
       categories: ctx.setBy(['experiment', 'hle_categories']) !== undefined,
       categoryRatio: ctx.setBy(['experiment', 'hle_category_ratio']) !== undefined,
     },
     datasetRatio: cfg.experiment.dataset_ratio,
-    trainValidSplit: cfg.experiment.train_valid_split,
+    trainValidSplit: exp.train_valid_split,
     numTrain: hle.num_train,
     numValid: hle.num_valid,
     judge: {

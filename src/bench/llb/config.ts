@@ -6,14 +6,33 @@
  */
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { bool, num } from '../../config/coerce.js';
 import { positiveInt, type FlagDef } from '../../config/flags.js';
-import type { MemrlConfig } from '../../config/schema.js';
+import { sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
 import type { MemoryParams } from '../../memory/types.js';
 import { UserError } from '../../util/errors.js';
 import type { Fidelity } from '../../util/fidelity.js';
 import { sharedDataDir } from '../../util/paths.js';
 import { LLB_SWITCHES, REFERENCE_SIM_NORM } from './switches.js';
+
+/** The reference's experiment keys only LLB reads (after mode, as in its MempConfig). */
+export const LLB_EXPERIMENT_KEYS = {
+  trace_jsonl_path: z.string().nullable().default(null).describe('Inert: LLB JSONL tracing in the reference; memrl writes per-episode records anyway.'),
+  trace_sample_filter: z.string().nullable().default(null).describe('Inert: see trace_jsonl_path.'),
+  llb_use_z_score_normalization: bool().default(true).describe('LLB: false = score raw sim and q instead of z-scores.'),
+  llb_q_floor: num().nullable().default(null).describe('LLB: Q floor; overrides rl_config.q_floor for LLB runs.'),
+  llb_dedup_by_task_id: bool().default(false).describe('LLB: at most one selected memory per source task.'),
+  task: z.enum(['db', 'os', 'kg']).default('db').describe('LLB: which task family (db = SQL, os = shell).'),
+  split_file: z.string().default('').describe('LLB: training data file; empty = the shared data for `task`.'),
+  valid_file: z.string().nullable().default(null).describe('LLB: validation data file; null = the shared data for `task`.'),
+};
+
+/** LLB's keys of the experiment section, as validated. */
+export function llbExperiment(tree: MemrlConfig) {
+  return sharedKeysOf(tree, 'experiment', LLB_EXPERIMENT_KEYS);
+}
 
 /** rl_llb_config.yaml */
 export const llbDefaults: ConfigLayer = {
@@ -104,7 +123,7 @@ const LLB_SHARED = {
  * train / val files of experiment.task.
  */
 export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbSettings {
-  const exp = cfg.experiment;
+  const exp = llbExperiment(cfg);
   if (exp.task === 'kg') {
     throw new UserError(`${ctx.where(['experiment', 'task'])}: \`experiment.task: kg\` is not available; LifelongAgentBench data here covers db and os`);
   }
@@ -121,7 +140,7 @@ export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbS
     task,
     splitFile: pick(exp.split_file, LLB_SHARED[task].train),
     validFile: pick(exp.valid_file, LLB_SHARED[task].valid),
-    datasetRatio: exp.dataset_ratio,
+    datasetRatio: cfg.experiment.dataset_ratio,
   };
 }
 
@@ -131,7 +150,7 @@ export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbS
  * (switch llb.sim-norm-from-yaml: the config's memory.sim_norm_mean / std).
  */
 export function llbMemoryParams(params: MemoryParams, cfg: MemrlConfig, fidelity: Fidelity): MemoryParams {
-  const exp = cfg.experiment;
+  const exp = llbExperiment(cfg);
   const simNorm = fidelity.memrl(LLB_SWITCHES.simNormFromYaml) ? {} : { simNormMean: REFERENCE_SIM_NORM.mean, simNormStd: REFERENCE_SIM_NORM.std };
   return {
     ...params,

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UserError } from '../../util/errors.js';
 import { sharedDataDir } from '../../util/paths.js';
 import { openEnv } from '../../env/registry.js';
 import type { ShellEnvironment, ShellSettings } from '../../env/shell/contract.js';
@@ -64,7 +65,7 @@ export function loadOsGoldTasks(file = defaultOsGoldFile()): OsGoldTask[] {
       const evaluation = e.evaluation_info?.evaluation_command_item?.script;
       const groundTruth = e.evaluation_info?.ground_truth_command_item?.script;
       if (typeof evaluation !== 'string' || typeof groundTruth !== 'string') {
-        throw new Error(`${file}: entry ${id} has no evaluation/ground-truth script (Python-repr file? use *_runtime_learning_data.json)`);
+        throw new UserError(`${file}: entry ${id} has no evaluation/ground-truth script (Python-repr file? use *_runtime_learning_data.json)`);
       }
       return { id, init: e.initialization_command_item?.script ?? '', evaluation, groundTruth };
     });

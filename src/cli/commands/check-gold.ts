@@ -4,7 +4,6 @@
  * this machine rather than a model.
  */
 import { Command } from 'commander';
-import { loadConfig } from '../../app/config.js';
 import { builtinRegistry, type Registry } from '../../app/registry.js';
 import type { BenchmarkModule, GoldCheck } from '../../core/benchmark.js';
 import { withExamples } from '../help.js';
@@ -23,6 +22,8 @@ function registerGold(gold: Command, bench: BenchmarkModule, check: GoldCheck, r
     const onSigint = (): void => abort.abort();
     process.once('SIGINT', onSigint);
     try {
+      // The config loader (and YAML) loads when a check runs, not for --help.
+      const { loadConfig } = await import('../../app/config.js');
       await check.run(values, {
         io: { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
         signal: abort.signal,

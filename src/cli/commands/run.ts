@@ -34,7 +34,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     const { startRun } = await import('../../app/start-run.js');
     const flags = runFlagsFromOptions(opts, bench, registry);
     const queueUrl = typeof flags.queue === 'string' ? flags.queue : undefined;
-    const distributed = queueUrl ? await distributedParts(queueUrl) : undefined;
+    const distributed = queueUrl ? await distributedParts(queueUrl, bench) : undefined;
     const handle = await startRun(
       { benchmark: bench.name, flags, registry, command: process.argv.slice(2), ...(distributed ? { episodeQueue: distributed.episodeQueue, rateGates: distributed.rateGates } : {}) },
       { err: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true },
@@ -100,7 +100,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
  * `--queue`: Redis must answer now (one line within 10 s if not). The run's episodes go
  * to the queue of what they need; its endpoint rate limit is kept in Redis, shared with the workers.
  */
-async function distributedParts(url: string): Promise<{ label: string; episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
+async function distributedParts(url: string, bench: BenchmarkModule): Promise<{ label: string; episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
   const { checkReachable, queueTarget, queueName, cellNeeds } = await import('../../sweep/queue.js');
   const target = queueTarget(url);
   await checkReachable(target);
@@ -110,7 +110,7 @@ async function distributedParts(url: string): Promise<{ label: string; episodeQu
   return {
     // The URL with its password hidden: safe to print in the resume hint.
     label: target.label,
-    episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes'), { warn: (line) => process.stderr.write(line) }),
+    episodeQueue: ({ config }) => openEpisodeQueue(url, queueName(cellNeeds({ config }, bench), 'episodes'), { warn: (line) => process.stderr.write(line) }),
     rateGates: gates.factory,
     close: () => gates.close(),
   };

@@ -202,7 +202,7 @@ function forgettingSection(items: readonly ReportRun[]): string {
 
 function breakdownSection(items: readonly ReportRun[]): string {
   const withData = items.filter((i) => i.a.breakdown);
-  if (withData.length === 0) return '<p class="note">These runs record no task category or type (HLE rows carry <code>category</code>; BigCodeBench rows none).</p>';
+  if (withData.length === 0) return '<p class="note">These runs record no task category or type (a row carries one in <code>extra</code> when its benchmark\'s tasks have one).</p>';
   return withData
     .map(({ label, a }) => {
       const b = a.breakdown!;
