@@ -33,6 +33,7 @@ import { observePlugin } from './plugin-guard/index.js';
 import type { Slots } from '../util/slots.js';
 import type { EpisodeDispatcher } from '../runner/remote-episodes.js';
 import type { RateGateFactory } from '../llm/rate-gate.js';
+import type { SimPlayer } from '../llm/sim/model.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
@@ -224,60 +225,56 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
 
+  // Facts for run.json beside what the runner records.
+  const runManifest = (): Record<string, unknown> => ({
+    memrlVersion: memrlVersion(),
+    gitCommit: gitCommit(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    command: ['memrl', ...(options.command ?? [])],
+    // Relative paths in the config are relative to it (a resume from elsewhere resolves them here).
+    cwd,
+    plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
+    configSource: cfg.source,
+    methodReason: cfg.methodReason,
+    config: redactConfig(withoutUnusedEndpoints(cfg.config)),
+    memoryParams: cfg.memory,
+    buildStrategy: cfg.buildStrategy,
+    ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
+    fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
+    prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
+    benchmarkName: bench.displayName,
+    methodName: method.displayName,
+    logFile,
+    cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
+  });
+
   const run = async (): Promise<RunEnd> => {
     try {
       ended.result = await runBenchmark({
         benchmark,
-        method,
-        methodSettings: sectionOf(cfg.config, method.name),
-        memoryParams: cfg.memory,
-        buildStrategy: cfg.buildStrategy,
-        epochs: cfg.run.epochs,
-        batchSize: cfg.run.batchSize,
-        concurrency: cfg.run.concurrency,
-        seed: cfg.run.seed,
-        runValidation: cfg.run.runValidation,
-        validateBeforeTraining: cfg.run.valBeforeTrain,
-        validInterval: cfg.run.validInterval,
-        createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates),
-        ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates) } : {}),
-        embedder,
-        ledger,
-        ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
-        fidelity: cfg.fidelity,
-        runDir,
-        resume: cfg.run.resume !== null,
-        maxErrorRate: cfg.run.maxErrorRate,
-        stopAfterFailures: cfg.llm.stopAfterFailures,
-        rewardNoise: cfg.run.rewardNoise,
-        ...(options.episodeSlots ? { episodeSlots: options.episodeSlots } : {}),
-        ...(episodes ? { episodes } : {}),
-        manifest: {
-          memrlVersion: memrlVersion(),
-          gitCommit: gitCommit(),
-          node: process.version,
-          platform: `${process.platform}-${process.arch}`,
-          command: ['memrl', ...(options.command ?? [])],
-          // Relative paths in the config are relative to it (a resume from elsewhere resolves them here).
-          cwd,
-          plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
-          configSource: cfg.source,
-          methodReason: cfg.methodReason,
-          config: redactConfig(withoutUnusedEndpoints(cfg.config)),
+        method: {
+          module: method,
+          settings: sectionOf(cfg.config, method.name),
           memoryParams: cfg.memory,
           buildStrategy: cfg.buildStrategy,
-          ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
-          fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
-          prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
-          benchmarkName: bench.displayName,
-          methodName: method.displayName,
-          logFile,
-          cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
+          ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
+          fidelity: cfg.fidelity,
+          rewardNoise: cfg.run.rewardNoise,
         },
-        ...(bench.tagFamily ? { tagFamily: bench.tagFamily } : {}),
-        reporters,
+        schedule: { epochs: cfg.run.epochs, batchSize: cfg.run.batchSize, concurrency: cfg.run.concurrency, seed: cfg.run.seed },
+        validation: { run: cfg.run.runValidation, beforeTraining: cfg.run.valBeforeTrain, interval: cfg.run.validInterval },
+        models: {
+          agent: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates),
+          ...(cfg.judge ? { judge: (player: SimPlayer) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates) } : {}),
+          embedder,
+          ledger,
+        },
+        folder: { dir: runDir, resume: cfg.run.resume !== null, manifest: runManifest() },
+        stops: { signal: abort.signal, maxErrorRate: cfg.run.maxErrorRate, afterFailures: cfg.llm.stopAfterFailures },
+        episodes: { ...(options.episodeSlots ? { slots: options.episodeSlots } : {}), ...(episodes ? { dispatcher: episodes } : {}) },
+        outputs: { reporters, ...(bench.tagFamily ? { tagFamily: bench.tagFamily } : {}) },
         log,
-        signal: abort.signal,
       });
       recordObserved(runDir, ledger.snapshot());
       if (violated) throw violated;
