@@ -87,6 +87,9 @@ export function loadConfig(
   const where = (p: KeyPath) => whereInFile(source, p);
   const notes: string[] = [];
   if (path !== undefined && !options.data && Object.keys(source.data).length === 0) {
+    // An empty file (or /dev/null, or a pipe already drained) would silently run the defaults: a paid endpoint with OPENAI_API_KEY set.
+    const message = `${source.label}: the config file is empty (no settings, only comments or nothing); write the settings into it (configs/quickstart.yaml is an example), or leave out --config to run the offline quickstart`;
+    if (!inspect) throw new UserError(message, 'config_empty');
     notes.push(`${source.label} is empty: every setting is the ${benchmark} default`);
   }
 
