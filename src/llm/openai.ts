@@ -5,7 +5,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from './client.js';
-import { ProviderError, toProviderError, type CallContext } from './errors.js';
+import { notAnApiReply, ProviderError, toProviderError, type CallContext } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
 import { redactUrlCredentials } from './redact.js';
 
@@ -83,7 +83,9 @@ export class OpenAIChatModel implements ChatModel {
       scoped.release();
     }
     const latencyMs = Math.round(performance.now() - started);
-    const choice = completion.choices?.[0];
+    const foreign = notAnApiReply(completion, 'choices', this.ctx);
+    if (foreign) throw foreign;
+    const choice = completion.choices[0];
     const text = choice?.message?.content;
     if (typeof text !== 'string' || text.trim() === '') {
       // An empty reply must never be scored as an answer: make the caller decide.
