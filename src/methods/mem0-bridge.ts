@@ -31,6 +31,8 @@ import type { MethodContext } from '../core/method.js';
 import type { ChatMessage, ChatTags } from '../llm/types.js';
 import { decodeFloat32, encodeFloat32 } from '../memory/vectors.js';
 import { errorMessage, MemrlError } from '../util/errors.js';
+import { FallbackTally } from './fallbacks.js';
+import { capturingConsole } from './quiet-console.js';
 
 type Mem0Module = typeof import('mem0ai/oss');
 type Mem0Memory = InstanceType<Mem0Module['Memory']>;
@@ -260,6 +262,8 @@ export class Mem0Bridge {
   readonly memories: Mem0Record[] = [];
   private readonly byId = new Map<string, { memory: Mem0Record; op: Mem0Op }>();
   readonly userId: string;
+  /** Extractions whose reply mem0ai could not parse (nothing stored from them): counted, logged, said per epoch. */
+  readonly fallbacks: FallbackTally;
 
   private constructor(
     private readonly ctx: MethodContext,
@@ -268,6 +272,7 @@ export class Mem0Bridge {
     this.embed = new EmbedderAdapter(ctx);
     this.chat = new LoopbackChat(ctx);
     this.userId = `memrl_${ctx.benchmark.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    this.fallbacks = new FallbackTally(ctx.log, 'mem0');
   }
 
   /** A bridge with the checkpoint's memory replayed into a fresh mem0 Memory (no model or embedder call). */
@@ -330,13 +335,22 @@ export class Mem0Bridge {
     this.chat.lastError = undefined;
     this.embed.recording = true;
     let results: { id: string; memory: string; metadata?: Record<string, unknown> }[];
+    let printed: string[] = [];
     try {
-      const res = await memory.add([{ role: 'assistant', content }], {
-        userId: this.userId,
-        // As the reference: benchmark, task, phase and success travel with the memory.
-        metadata: { memrl_id: op.id, benchmark: this.ctx.benchmark, task_id: op.taskId, phase: 'train', epoch: op.epoch, success: op.success, status: op.status },
-        infer: op.infer,
-      });
+      // mem0ai prints its failures (a reply it cannot parse) as stack traces: into the run's log instead.
+      const res = await capturingConsole(
+        () =>
+          memory.add([{ role: 'assistant', content }], {
+            userId: this.userId,
+            // As the reference: benchmark, task, phase and success travel with the memory.
+            metadata: { memrl_id: op.id, benchmark: this.ctx.benchmark, task_id: op.taskId, phase: 'train', epoch: op.epoch, success: op.success, status: op.status },
+            infer: op.infer,
+          }),
+        (lines) => {
+          printed = lines;
+          if (!replay) this.ctx.log.warn({ event: 'mem0_output', task: op.taskId, epoch: op.epoch, lines }, 'mem0ai printed');
+        },
+      );
       results = res.results;
     } catch (err) {
       // mem0 reports a failed model call as its own LLMError: surface the model's error (a replay miss, a refusal).
@@ -346,6 +360,9 @@ export class Mem0Bridge {
       this.embed.recording = false;
     }
     const added = results.filter((r) => (r.metadata?.event ?? 'ADD') === 'ADD');
+    if (op.infer && printed.some((l) => /Error parsing extraction response/.test(l))) {
+      this.fallbacks.note('mem0-extraction-unparseable', 'Mem0 extraction reply not in its JSON format: nothing stored from the experience', { epoch: op.epoch, phase: 'train', task: op.taskId }, { memoryId: op.id }, replay !== undefined);
+    }
     const memoryIds = added.map((_, j) => (op.infer ? `${op.id}-m${j}` : op.id));
     if (replay && JSON.stringify(memoryIds) !== JSON.stringify(op.memoryIds)) {
       throw new Mem0Error(`mem0 restore: the add of ${op.id} made ${memoryIds.length} memories, the checkpoint says ${op.memoryIds.length}`);
@@ -368,16 +385,21 @@ export class Mem0Bridge {
     return found;
   }
 
-  /** The memories mem0 finds for a task (its hybrid score), by memrl id. */
+  /** The memories mem0 finds for a task (in its hybrid ranking), by memrl id, each with the semantic score its threshold compared. */
   async search(task: TaskBase, limit: number, threshold: number, signal?: AbortSignal): Promise<Mem0Hit[]> {
     if (this.memories.length === 0) return [];
     signal?.throwIfAborted();
     const memory = await this.open(task.key);
-    const res = await memory.search(task.key, { filters: { user_id: this.userId }, topK: limit, threshold });
+    const res = await capturingConsole(
+      () => memory.search(task.key, { filters: { user_id: this.userId }, topK: limit, threshold, explain: true }),
+      (lines) => this.ctx.log.warn({ event: 'mem0_output', task: task.id, lines }, 'mem0ai printed'),
+    );
     return res.results.map((r) => {
       const id = this.ids.get(r.id);
       if (!id) throw new Mem0Error(`mem0 returned a memory memrl did not add (${r.id})`);
-      return { id, score: r.score ?? 0 };
+      // The threshold decides on the semantic score (mem0ai ranks by a blend with BM25): the recorded score is the one that decided.
+      const semantic = (r as { score_details?: { semanticScore?: number } }).score_details?.semanticScore;
+      return { id, score: semantic ?? r.score ?? 0 };
     });
   }
 

@@ -25,6 +25,7 @@ import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
 import { mapPool } from '../util/pool.js';
 import { askDecision, askGate, type DecisionCalls, type DocLabel } from './selfrag-decide.js';
 import { experienceText } from './experience.js';
+import { FallbackTally } from './fallbacks.js';
 
 export const RETRIEVAL_MODES = ['adaptive', 'always', 'never'] as const;
 
@@ -84,6 +85,8 @@ type SavedExperience = Omit<Stored, 'vector'> & { embedding: string };
 interface SelfRagState {
   selfrag: 1;
   experiences: SavedExperience[];
+  /** Fallbacks counted up to the checkpoint, by kind (absent in older checkpoints). */
+  fallbacks?: Record<string, number>;
 }
 
 /** A training episode's experience, plain JSON for the journal; committed as it is. */
@@ -128,12 +131,14 @@ class SelfRag implements MethodInstance {
   private readonly keyVectors = new Map<string, Float32Array>();
   private readonly settings: SelfRagSettings;
   private readonly topK: number;
+  private readonly fallbacks: FallbackTally;
 
   constructor(private readonly ctx: MethodContext<SelfRagSettings | undefined>) {
     this.settings = ctx.settings ?? section.parse({});
     this.topK = this.settings.top_k ?? ctx.params.k1;
     const restored = ctx.restored as SelfRagState | undefined;
     this.store = (restored?.experiences ?? []).map(({ embedding, ...rest }) => ({ ...rest, vector: decodeFloat32(embedding) }));
+    this.fallbacks = new FallbackTally(ctx.log, 'selfrag', restored?.fallbacks);
   }
 
   get size(): number {
@@ -186,7 +191,8 @@ class SelfRag implements MethodInstance {
     };
     const fallback = (stage: string, error: string | undefined, extra: Record<string, unknown>): Retrieval => {
       const to = this.settings.fallback_on_error ? 'top-k' : 'none';
-      this.ctx.log.warn({ event: 'selfrag_fallback', task: task.id, stage, error, to }, 'Self-RAG reply unparseable; falling back');
+      const what = `Self-RAG ${stage} reply unparseable: ${to === 'top-k' ? 'plain top-k injected' : 'nothing injected'}`;
+      this.fallbacks.note(`selfrag-${stage}-unparseable`, what, { epoch: query.epoch, phase: query.phase, task: task.id }, { stage, error, to });
       return done(this.settings.fallback_on_error ? found : [], { ...extra, fallback: to });
     };
 
@@ -240,7 +246,8 @@ class SelfRag implements MethodInstance {
   }
 
   snapshot(): SelfRagState {
-    return { selfrag: 1, experiences: this.store.map(({ vector, ...rest }) => ({ ...rest, embedding: encodeFloat32(vector) })) };
+    const fallbacks = this.fallbacks.snapshot();
+    return { selfrag: 1, experiences: this.store.map(({ vector, ...rest }) => ({ ...rest, embedding: encodeFloat32(vector) })), ...(Object.keys(fallbacks).length ? { fallbacks } : {}) };
   }
 
   records(): MemoryRecord[] {
@@ -261,7 +268,8 @@ class SelfRag implements MethodInstance {
   }
 
   stats(): Record<string, unknown> {
-    return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK };
+    const fallbacks = this.fallbacks.snapshot();
+    return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK, ...(Object.keys(fallbacks).length ? { fallbacks } : {}) };
   }
 }
 
