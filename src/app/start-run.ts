@@ -111,6 +111,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
   const given = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
     registry: options.registry,
+    refuseEmpty: true,
     ...(options.env ? { env: options.env } : {}),
     cwd,
   });

@@ -337,7 +337,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
         stop_after_failures: int((n) => n.min(0))
           .default(10)
           .describe(
-            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. The calls cut short run again on --resume. 0 = never.',
+            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. An endpoint none of whose calls has succeeded yet is stopped after 3 failed calls (or this many, if fewer). The calls cut short run again on --resume. 0 = never.',
           ),
         rate_limit: num(z.number().positive())
           .nullable()

@@ -68,6 +68,9 @@ function explain(code: string, syscall: string | undefined, path: string | undef
       return { cause: 'too many symbolic links (a link loop?)', fix: 'check the links along the path' };
     case 'EXDEV':
       return { cause: 'cannot move across file systems', fix: 'keep the folder on one file system' };
+    case 'ENXIO':
+    case 'ENODEV':
+      return { cause: 'cannot be opened as a file (a socket, or a device or pipe with nothing behind it)', fix: 'give a file, or pipe into memrl (… | memrl … --config /dev/stdin)' };
     case 'EFBIG':
       return { cause: 'the file is too large for the file system', fix: 'choose another location' };
     default:
