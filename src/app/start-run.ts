@@ -325,7 +325,7 @@ function checkSameExperiment(manifest: Record<string, unknown>, name: string, cf
  * A new run that failed before its first episode (its method could not prepare: an
  * embeddings endpoint answering 500) holds nothing worth resuming: no rows, no paid
  * reply. Its folder would look like a run (run.json, a log) that `memrl table` and
- * `memrl view` list, so it goes; the error line says why.
+ * `memrl view` list, so it goes; the error line names the cause and the URL.
  */
 function discardUnstartedRun(runDir: string): void {
   const folder = new RunFolder(runDir);

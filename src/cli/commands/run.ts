@@ -10,7 +10,7 @@ import type { Registry } from '../../app/registry.js';
 import type { RunOptions } from '../../app/start-run.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import type { RunSummary } from '../../metrics/summary.js';
-import { fsError } from '../../util/fs-errors.js';
+import { fsError, isSystemError } from '../../util/fs-errors.js';
 import { EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
@@ -63,8 +63,9 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     try {
       const end = await handle.done.catch((err: unknown) => {
         // A full disk (or another system error) during the run: said in words, with how to resume once it is fixed.
-        const resumable = existsSync(join(handle.runDir, 'run.json'));
-        throw fsError(err, { path: (err as NodeJS.ErrnoException).path ?? handle.runDir, ...(resumable ? { resume: `memrl run ${bench.name} --resume ${handle.runDir}` } : {}) }) ?? err;
+        if (!isSystemError(err)) throw err;
+        const resume = existsSync(join(handle.runDir, 'run.json')) ? { resume: `memrl run ${bench.name} --resume ${handle.runDir}` } : {};
+        throw fsError(err, { path: err.path ?? handle.runDir, ...resume });
       });
       // --resume alone restores every setting of the run (and its plug-ins).
       const queueHint = distributed ? ` --queue ${distributed.label}` : '';
