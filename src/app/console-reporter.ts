@@ -1,5 +1,6 @@
 /** The terminal lines of a run: the banner once tasks are loaded, one line per finished epoch. */
 import type { EpochEndEvent, Reporter, RunStartEvent } from '../core/reporter.js';
+import type { FallbackLines } from './fallback-lines.js';
 
 export interface Banner {
   benchmark: string;
@@ -13,6 +14,8 @@ export interface Banner {
   notes: readonly string[];
   /** Validation runs (else the banner does not count validation tasks). */
   validation: boolean;
+  /** Methods' fallbacks, said once per epoch. */
+  fallbacks?: FallbackLines;
 }
 
 function fmt(x: number | null | undefined): string {
@@ -48,6 +51,17 @@ export class ConsoleReporter implements Reporter {
       `epoch ${ev.epoch}/${ev.epochs}: acc ${fmt(tr?.acc)}  CSR ${fmt(tr?.csr)}${typeof va?.acc === 'number' ? `  valid acc ${fmt(va.acc)}` : ''}  memories ${ev.memories}` +
         `${errors ? `  errors ${errors} (counted as unsolved; the log says why)` : ''}\n`,
     );
+    this.sayFallbacks(ev.epoch);
+  }
+
+  onRunEnd(): void {
+    // An interrupted or failed epoch's fallbacks, not said at an epoch end.
+    this.sayFallbacks(Number.MAX_SAFE_INTEGER);
+  }
+
+  private sayFallbacks(epoch: number): void {
+    const line = this.banner.fallbacks?.take(epoch, this.banner.logFile);
+    if (line) this.write(`${line}\n`);
   }
 }
 

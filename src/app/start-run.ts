@@ -10,7 +10,7 @@ import { loadPack, type PackInfo } from './prompts/pack.js';
 import { packNamespace } from '../util/template.js';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
 import type { Env } from '../config/interpolate.js';
@@ -37,6 +37,7 @@ import type { SimPlayer } from '../llm/sim/model.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
+import { FallbackLines } from './fallback-lines.js';
 import { RUN_LOG_FILE, RunLog } from './run-log.js';
 import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
@@ -112,6 +113,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
   const given = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
     registry: options.registry,
+    refuseEmpty: true,
     ...(options.env ? { env: options.env } : {}),
     cwd,
   });
@@ -173,7 +175,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   }
 
   const runName = runDir.split('/').at(-1) ?? 'run';
-  const runLog = new RunLog(cfg.run.logDir, `${bench.name}-${runName}.jsonl`);
+  const fallbacks = new FallbackLines();
+  const runLog = new RunLog(cfg.run.logDir, `${bench.name}-${runName}.jsonl`, (line) => fallbacks.see(line));
   const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, runLog);
   const logFile = runLog.path ?? join(runDir, RUN_LOG_FILE);
 
@@ -221,12 +224,18 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       logFile,
       notes: queued ? [...cfg.notes, `episodes are played by workers on ${queued.label}; memory and results stay here`] : cfg.notes,
       validation: cfg.run.runValidation,
+      fallbacks,
     }),
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
+  // Whether an episode began: a new run that fails before (a failing embeddings endpoint while the method prepares) keeps no folder.
+  let episodesBegan = false;
+  reporters.set('start-watch', { onPhaseStart: () => void (episodesBegan = true) });
 
-  // Facts for run.json beside what the runner records.
-  const runManifest = (): Record<string, unknown> => ({
+  // Facts for run.json beside what the runner records; redacted whole: the command line
+  // (--base-url http://user:pass@…, --queue redis://:pass@…) as well as the config.
+  const runManifest = (): Record<string, unknown> =>
+    redactConfig({
     memrlVersion: memrlVersion(),
     gitCommit: gitCommit(),
     node: process.version,
@@ -247,8 +256,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     methodName: method.displayName,
     logFile,
     cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
-  });
+    });
 
+  // A hung endpoint is said on the console after the first timed-out attempt, not after all of them.
+  const notice = (line: string): void => io.err(io.tty ? `\n${line}` : line);
   const run = async (): Promise<RunEnd> => {
     try {
       ended.result = await runBenchmark({
@@ -265,8 +276,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         schedule: { epochs: cfg.run.epochs, batchSize: cfg.run.batchSize, concurrency: cfg.run.concurrency, seed: cfg.run.seed },
         validation: { run: cfg.run.runValidation, beforeTraining: cfg.run.valBeforeTrain, interval: cfg.run.validInterval },
         models: {
-          agent: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates),
-          ...(cfg.judge ? { judge: (player: SimPlayer) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates) } : {}),
+          agent: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates, notice),
+          ...(cfg.judge ? { judge: (player: SimPlayer) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates, notice) } : {}),
           embedder,
           ledger,
         },
@@ -282,7 +293,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     } catch (err) {
       if (violated) throw violated;
       // A budget stop that cut a step the runner cannot interrupt cleanly (e.g. the start-up embeddings): still resumable.
-      if (!ended.budget) throw err;
+      if (!ended.budget) {
+        if (!cfg.run.resume && !episodesBegan) discardUnstartedRun(runDir);
+        throw err;
+      }
       return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };
     } finally {
       meter.flush();
@@ -316,4 +330,18 @@ function checkSameExperiment(manifest: Record<string, unknown>, name: string, cf
       throw new UserError(`${flag} ${dir}: the run used ${k}=${String(manifest[k])} but this command gives ${String(v)}; repeat the original command with ${flag}`, 'resume_mismatch');
     }
   }
+}
+
+/**
+ * A new run that failed before its first episode (its method could not prepare: an
+ * embeddings endpoint answering 500) holds nothing worth resuming: no rows, no paid
+ * reply. Its folder would look like a run (run.json, a log) that `memrl table` and
+ * `memrl view` list, so it goes; the error line names the cause and the URL.
+ */
+function discardUnstartedRun(runDir: string): void {
+  const folder = new RunFolder(runDir);
+  if (!folder.hasManifest()) return;
+  const holds = (name: string): boolean => existsSync(folder.path(name)) && statSync(folder.path(name)).size > 0;
+  if (holds('responses.jsonl') || holds('outcomes.jsonl') || holds('journal.jsonl') || existsSync(folder.path('checkpoint.json'))) return;
+  rmSync(runDir, { recursive: true, force: true });
 }

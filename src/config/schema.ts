@@ -377,12 +377,14 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .describe('Price table (YAML or JSON: models: {<name>: {input, output}}, USD per 1M tokens) merged over the built-in src/llm/prices.yaml, its entries winning; null = the built-in table. CLI: --prices.'),
     llm: z
       .object({
-        timeout_ms: int((n) => n.positive()).default(600_000).describe('Per-request timeout of the chat client in milliseconds.'),
-        max_retries: int((n) => n.min(0)).default(5).describe('Retries (with backoff) on rate limits, 5xx and network errors.'),
+        timeout_ms: int((n) => n.positive())
+          .default(60_000)
+          .describe('Per-attempt timeout of a chat call in milliseconds (a minute: a hung server is said after the first one, on the console; raise it for a slow local model or long outputs).'),
+        max_retries: int((n) => n.min(0)).default(2).describe('Retries (with backoff) on rate limits, 5xx, timeouts and network errors: at most max_retries + 1 attempts per call.'),
         stop_after_failures: int((n) => n.min(0))
           .default(10)
           .describe(
-            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. The calls cut short run again on --resume. 0 = never.',
+            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. An endpoint none of whose calls has succeeded yet is stopped after 3 failed calls (or this many, if fewer). The calls cut short run again on --resume. 0 = never.',
           ),
         rate_limit: num(z.number().positive())
           .nullable()

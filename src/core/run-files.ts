@@ -69,7 +69,13 @@ export const RunSummaryFileSchema = z
     model: z.string(),
     simulated: z.boolean(),
     usage: z.record(z.unknown()).optional(),
-    memory: z.record(z.unknown()).optional(),
+    memory: z
+      .object({
+        /** Times the method fell back to something plainer, by kind (Self-RAG → plain top-k, Mem0 extraction → nothing stored); absent when none. */
+        fallbacks: z.record(z.number().int().nonnegative()).optional(),
+      })
+      .passthrough()
+      .optional(),
     train: headline,
     valid: headline.optional(),
     metrics: z.object({ train: z.record(z.unknown()), valid: z.record(z.unknown()).optional() }).passthrough(),

@@ -4,6 +4,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ProviderError, type CallContext } from './errors.js';
+import { netCause } from '../util/fs-errors.js';
 import { redactSecrets } from './redact.js';
 
 /**
@@ -13,22 +14,22 @@ import { redactSecrets } from './redact.js';
 export function toProviderError(err: unknown, ctx: CallContext): ProviderError {
   if (err instanceof ProviderError) return err;
   const attempts = ctx.maxRetries + 1;
-  const where = `${ctx.provider} ${ctx.operation}`;
+  const where = `${ctx.provider} ${ctx.operation}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''}`;
   const clean = (s: string) => redactSecrets(s, [ctx.apiKey]);
   if (err instanceof APIUserAbortError) {
     return new ProviderError(`${where} was aborted`, ctx.provider, 'aborted');
   }
   if (err instanceof APIConnectionTimeoutError) {
     return new ProviderError(
-      `${where} timed out after ${ctx.timeoutMs} ms per attempt (${attempts} attempt${attempts === 1 ? '' : 's'})`,
+      `${where} timed out after ${ctx.timeoutMs} ms per attempt (${attempts} attempt${attempts === 1 ? '' : 's'}): the server did not answer in time (raise memrl.llm.timeout_ms for a slow model)`,
       ctx.provider,
       'timeout',
     );
   }
   if (err instanceof APIConnectionError) {
-    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    const cause = err.cause instanceof Error ? `: ${netCause(err.cause)}` : '';
     return new ProviderError(
-      clean(`${where} could not reach ${ctx.endpoint ?? 'the server'} after ${attempts} attempt${attempts === 1 ? '' : 's'}${cause}`),
+      clean(`${ctx.provider} ${ctx.operation} could not reach ${ctx.endpoint ?? 'the server'} after ${attempts} attempt${attempts === 1 ? '' : 's'}${cause}`),
       ctx.provider,
       'connection',
     );
@@ -40,7 +41,9 @@ export function toProviderError(err: unknown, ctx: CallContext): ProviderError {
         ? ' (check the API key: OPENAI_API_KEY or api_key in the config)'
         : status === 404
           ? ' (check base_url and the model name)'
-          : '';
+          : status !== undefined && status >= 500
+            ? ' (the server failed: check it, or try again later)'
+            : '';
     return new ProviderError(clean(`${where} failed: ${err.message}${hint}`), ctx.provider, 'api', status);
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -98,7 +98,15 @@ class Mem0Method implements MethodInstance {
   }
 
   stats(): Record<string, unknown> {
-    return { ...computeStats(this.records(), this.bridge.memories.length), experiences: this.bridge.ops.length, infer: this.settings.infer, limit: this.limit, threshold: this.threshold };
+    const fallbacks = this.bridge.fallbacks.snapshot();
+    return {
+      ...computeStats(this.records(), this.bridge.memories.length),
+      experiences: this.bridge.ops.length,
+      infer: this.settings.infer,
+      limit: this.limit,
+      threshold: this.threshold,
+      ...(Object.keys(fallbacks).length ? { fallbacks } : {}),
+    };
   }
 
   close(): Promise<void> {

@@ -8,6 +8,7 @@ import { mapPool } from '../util/pool.js';
 import { chooseCandidates, type DecisionCalls } from './selfrag-decide.js';
 import { commitOrder } from './commit-order.js';
 import { experienceText } from './experience.js';
+import { FallbackTally } from './fallbacks.js';
 import { DECISION_PARSE, GATE_CALL, type SelfRagSettings } from './selfrag-settings.js';
 
 /** Gate and decision calls in flight at once inside a batch (each task's calls are independent). */
@@ -31,6 +32,8 @@ type SavedExperience = Omit<Stored, 'vector'> & { embedding: string };
 interface SelfRagState {
   selfrag: 1;
   experiences: SavedExperience[];
+  /** Fallbacks counted up to the checkpoint, by kind (absent in older checkpoints). */
+  fallbacks?: Record<string, number>;
 }
 
 /** A training episode's experience, plain JSON for the journal; committed as it is. */
@@ -73,6 +76,7 @@ export class SelfRag implements MethodInstance {
   private readonly keyVectors = new Map<string, Float32Array>();
   private readonly topK: number;
   private readonly threshold: number | null;
+  private readonly fallbacks: FallbackTally;
 
   constructor(
     private readonly ctx: MethodContext<SelfRagSettings | undefined>,
@@ -82,6 +86,7 @@ export class SelfRag implements MethodInstance {
     this.threshold = this.settings.threshold ?? ctx.params.baselineThreshold ?? null;
     const restored = ctx.restored as SelfRagState | undefined;
     this.store = (restored?.experiences ?? []).map(({ embedding, ...rest }) => ({ ...rest, vector: decodeFloat32(embedding) }));
+    this.fallbacks = new FallbackTally(ctx.log, 'selfrag', restored?.fallbacks);
   }
 
   get size(): number {
@@ -142,7 +147,8 @@ export class SelfRag implements MethodInstance {
     );
     if (choice.fallback) {
       const { stage, error, to } = choice.fallback;
-      this.ctx.log.warn({ event: 'selfrag_fallback', task: task.id, stage, error, to }, 'Self-RAG reply unparseable; falling back');
+      const what = `Self-RAG ${stage} reply unparseable: ${to === 'top-k' ? 'the candidates injected' : 'nothing injected'}`;
+      this.fallbacks.note(`selfrag-${stage}-unparseable`, what, { epoch: query.epoch, phase: query.phase, task: task.id }, { stage, error, to });
     }
     return done(
       choice.chosen.map((i) => found[i] as Candidate),
@@ -185,7 +191,8 @@ export class SelfRag implements MethodInstance {
   }
 
   snapshot(): SelfRagState {
-    return { selfrag: 1, experiences: this.store.map(({ vector, ...rest }) => ({ ...rest, embedding: encodeFloat32(vector) })) };
+    const fallbacks = this.fallbacks.snapshot();
+    return { selfrag: 1, experiences: this.store.map(({ vector, ...rest }) => ({ ...rest, embedding: encodeFloat32(vector) })), ...(Object.keys(fallbacks).length ? { fallbacks } : {}) };
   }
 
   records(): MemoryRecord[] {
@@ -206,6 +213,7 @@ export class SelfRag implements MethodInstance {
   }
 
   stats(): Record<string, unknown> {
-    return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK };
+    const fallbacks = this.fallbacks.snapshot();
+    return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK, ...(Object.keys(fallbacks).length ? { fallbacks } : {}) };
   }
 }

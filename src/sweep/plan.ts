@@ -3,10 +3,10 @@
  * are written, each with an id that names its folder and its whole config (base,
  * then `set`, then matching overrides, then the cell's own axis values).
  */
-import { readFileSync } from 'node:fs';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
 import { UserError } from '../util/errors.js';
+import { readYamlFile } from '../config/yaml-source.js';
 import type { SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
@@ -28,7 +28,8 @@ export function planCells(spec: SweepSpec): Cell[] {
   const baseOf = (axisValue: string): Record<string, unknown> => {
     const file = spec.base[axisValue] ?? spec.base['*'];
     if (!file) return {};
-    if (!bases.has(file)) bases.set(file, (parse(readFileSync(file, 'utf8')) ?? {}) as Record<string, unknown>);
+    // Read as a config is (one line naming the file for bad YAML, an alias bomb, a folder).
+    if (!bases.has(file)) bases.set(file, readYamlFile(file).data);
     return bases.get(file)!;
   };
   const names = Object.keys(spec.axes);

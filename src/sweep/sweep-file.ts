@@ -15,6 +15,7 @@
  *     - when: { benchmark: llb }
  *       set: { experiment.task: db }
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { schemaFor } from '../config/load.js';
@@ -69,6 +70,9 @@ export interface SweepSpec {
 
 export function readSweepFile(path: string, registry: Registry): SweepSpec {
   const src = readYamlFile(path);
+  if (Object.keys(src.data).length === 0) {
+    throw new UserError(`${path}: the sweep file is empty; write its name, axes (and base, set, overrides) into it, as in configs/sweeps/paper.yaml (docs/scale.md)`, 'sweep_file_invalid');
+  }
   const parsed = SweepFileSchema.safeParse(src.data);
   if (!parsed.success) {
     // A misspelt key explains the "missing" one that usually comes with it: say it first.
@@ -103,11 +107,17 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
   const known = [...registry.benchmarks.map((b) => b.name), ...Object.keys(variants)];
   for (const b of benchmarks) if (!known.includes(b)) fail(src, path, ['axes', 'benchmark'], `unknown benchmark ${b} (known: ${known.join(', ')})`);
   const base: Record<string, string> = {};
-  if (typeof spec.base === 'string') base['*'] = resolve(dirname(file), spec.base);
+  // A base config must exist now: found missing later, it was a raw ENOENT after the sweep folder was made.
+  const baseFile = (where: (string | number)[], given: string): string => {
+    const abs = resolve(dirname(file), given);
+    if (!existsSync(abs)) fail(src, path, where, `${where.join('.')}: ${given}: no such file (${abs}; a base is relative to the sweep file's folder); fix the path`);
+    return abs;
+  };
+  if (typeof spec.base === 'string') base['*'] = baseFile(['base'], spec.base);
   else
     for (const [b, p] of Object.entries(spec.base ?? {})) {
       if (!benchmarks.includes(b)) fail(src, path, ['base', b], `base.${b}: ${b} is not on the benchmark axis (${benchmarks.join(', ')})`);
-      base[b] = resolve(dirname(file), p);
+      base[b] = baseFile(['base', b], p);
     }
   const methods = registry.methods.map((m) => m.name);
   for (const m of (spec.axes.method ?? []).map(String)) if (!methods.includes(m)) fail(src, path, ['axes', 'method'], `unknown method ${m} (known: ${methods.join(', ')})`);

@@ -5,6 +5,7 @@
  * side by side. Runs are read once and kept; folders written by an older memrl lack
  * transcripts or the Q history, and the answers say what is missing.
  */
+import { redactTree } from '../util/redact.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { MemoryRecord } from '../memory/types.js';
@@ -200,7 +201,7 @@ function missingOf(r: LoadedRun): string[] {
 }
 
 function manifestOf(f: RunFolder): Record<string, unknown> {
-  const m: Record<string, unknown> = { ...f.manifest };
+  const m: Record<string, unknown> = redactTree({ ...f.manifest });
   for (const k of ['trainTaskIds', 'validTaskIds']) if (Array.isArray(m[k])) m[k] = `[${(m[k] as unknown[]).length} task ids]`;
   delete m.config;
   return m;

@@ -4,11 +4,11 @@
  * holds a finished run, and that run's files must be byte-identical afterwards: bad
  * input never damages results already written.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
+import { digest } from '../helpers/digest.js';
 import { tempDir } from '../helpers/temp.js';
 
 const HLE = resolve('test/fixtures/hle/hle_snappy.parquet');
@@ -23,20 +23,6 @@ interface Case {
 
 let work: string;
 let goodRun: string;
-
-/** sha256 of every file under a folder, by relative path. */
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[p.slice(dir.length)] = createHash('sha256').update(readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const file = (name: string, text: string): string => {
   writeFileSync(join(work, name), text);

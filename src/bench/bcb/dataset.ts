@@ -17,6 +17,7 @@ import { UserError } from '../../util/errors.js';
 import { sharedDataDir } from '../../util/paths.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
 
 export type BcbSubset = 'full' | 'hard';
 export type BcbPromptSplit = 'instruct' | 'complete';
@@ -149,11 +150,7 @@ export function compareTaskIds(a: string, b: string): number {
 
 function readSource(path: string, what: string, hint: string): Buffer {
   if (!existsSync(path)) throw new UserError(`${what} not found: ${path}; ${hint}`);
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new UserError(`cannot read ${what} ${path}: ${(err as Error).message}`);
-  }
+  return readUserFile(path, what);
 }
 
 function sha256(buf: Buffer): string {

@@ -34,6 +34,7 @@ import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { pandasSample } from '../../util/python/random.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
 
 export type HleAnswerType = 'exactMatch' | 'multipleChoice';
 
@@ -81,7 +82,7 @@ const DATA_HINT =
 /** Reads one HLE Parquet file into tasks, in file order. Bad input → UserError naming file and column. */
 export async function readHleParquet(path: string): Promise<{ tasks: HleTask[]; sha256: string }> {
   if (!existsSync(path)) throw new UserError(`${path}: no such file; ${DATA_HINT}`);
-  const bytes = readFileSync(path);
+  const bytes = readUserFile(path, 'the HLE questions (--train)');
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const name = basename(path);
 

@@ -11,6 +11,7 @@ import { basename, join } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { sharedDataDir } from '../../util/paths.js';
 import type { TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
 
 export type LlbTaskKind = 'db' | 'os';
 
@@ -80,7 +81,7 @@ export function loadLlbFile(path: string, kind: 'os'): LlbFile<OsTask>;
 export function loadLlbFile(path: string, kind: LlbTaskKind): LlbFile<LlbTask>;
 export function loadLlbFile(path: string, kind: LlbTaskKind): LlbFile<LlbTask> {
   if (!existsSync(path)) throw new UserError(`LLB data file not found: ${path} (usable files in ${llbDataDir()}: ${usableNames(kind)})`);
-  const text = readFileSync(path, 'utf8');
+  const text = readUserFile(path, 'LLB data file', 'utf8');
   const sha256 = createHash('sha256').update(text).digest('hex');
   let data: unknown;
   try {

@@ -3,11 +3,14 @@
  * from the benchmark's flag table. The action parses, starts the run through the app
  * layer, turns Ctrl-C into a clean stop, prints the final lines and sets the exit code.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Registry } from '../../app/registry.js';
 import type { RunOptions } from '../../app/start-run.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import type { RunSummary } from '../../metrics/summary.js';
+import { fsError, isSystemError } from '../../util/fs-errors.js';
 import { EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
@@ -20,6 +23,9 @@ export function registerRunCommand(program: Command, registry: Registry): void {
   ]);
   for (const bench of registry.benchmarks) registerBenchmark(run, bench, registry);
 }
+
+/** Signals that stop a run as Ctrl-C does: cleanly, resumable, exit 130. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function fmt(x: number | null | undefined): string {
   return typeof x === 'number' ? x.toFixed(3) : '-';
@@ -43,17 +49,24 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       throw err;
     });
 
-    // Ctrl-C: finish cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
+    // Ctrl-C, and SIGTERM/SIGHUP alike (a `kill`, a closed terminal, a scheduler's stop): finish
+    // cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
     let interrupts = 0;
-    const onSigint = (): void => {
+    const onSignal = (signal: NodeJS.Signals): void => {
       interrupts += 1;
       if (interrupts > 1) process.exit(EXIT.interrupted);
-      process.stderr.write('\nmemrl: interrupted; stopping after the running episodes (Ctrl-C again to quit now)\n');
+      const again = signal === 'SIGINT' ? 'Ctrl-C again' : `${signal} again`;
+      process.stderr.write(`\nmemrl: interrupted${signal === 'SIGINT' ? '' : ` (${signal})`}; stopping after the running episodes (${again} to quit now)\n`);
       handle.stop();
     };
-    process.on('SIGINT', onSigint);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     try {
-      const end = await handle.done;
+      const end = await handle.done.catch((err: unknown) => {
+        // A full disk (or another system error) during the run: said in words, with how to resume once it is fixed.
+        if (!isSystemError(err)) throw err;
+        const resume = existsSync(join(handle.runDir, 'run.json')) ? { resume: `memrl run ${bench.name} --resume ${handle.runDir}` } : {};
+        throw fsError(err, { path: err.path ?? handle.runDir, ...resume });
+      });
       // --resume alone restores every setting of the run (and its plug-ins).
       const queueHint = distributed ? ` --queue ${distributed.label}` : '';
       const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${queueHint}${extra}`;
@@ -90,7 +103,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       process.stdout.write(results);
       if (result.interrupted) process.exitCode = end.budget ? EXIT.budget : EXIT.interrupted;
     } finally {
-      process.off('SIGINT', onSigint);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       await distributed?.close();
     }
   });

@@ -5,6 +5,7 @@
  * accuracy, memory analytics, the learning-dynamics analyses (docs/analysis.md), token use
  * per role and each run's manifest.
  */
+import { redactTree } from '../../util/redact.js';
 import type { RunFolder } from '../../results/run-folder.js';
 import { memrlVersion } from '../../util/version.js';
 import { benchmarkName, compareBenchmarks, compareMethods, methodName } from '../names.js';
@@ -297,7 +298,8 @@ function manifestSection(items: readonly ReportRun[]): string {
   return items
     .map(({ run, label }) => {
       // Task id lists can run to hundreds of ids: show their length instead.
-      const m: Record<string, unknown> = { ...run.manifest };
+      // Redacted again: a run.json written before memrl redacted its command line must not carry a credential into the report.
+      const m: Record<string, unknown> = redactTree({ ...run.manifest }, (v) => v === 'sk-REPLACE_ME' || v === 'none');
       for (const k of ['trainTaskIds', 'validTaskIds']) if (Array.isArray(m[k])) m[k] = `[${(m[k] as unknown[]).length} task ids]`;
       return `<details><summary>${esc(label)} (${esc(run.id)})</summary><pre>${esc(JSON.stringify(m, null, 2))}</pre></details>`;
     })
