@@ -9,7 +9,7 @@ import { redactTree } from '../util/redact.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { MemoryRecord } from '../memory/types.js';
-import type { OutcomeRow } from '../metrics/outcome-row.js';
+import { OUTCOME_STATUSES, type OutcomeRow } from '../metrics/outcome-row.js';
 import { Q_HISTORY_FILE, readQHistory, type QSnapshot } from '../metrics/q-history.js';
 import { readTranscripts, TRANSCRIPTS_FILE, type Transcript } from '../metrics/transcripts.js';
 import { findRunFolders, readRunFolder, type RunFolder } from '../results/run-folder.js';
@@ -108,7 +108,11 @@ export class ViewData {
       const c = (row as { category?: unknown }).category ?? (row.extra as { category?: unknown } | undefined)?.category;
       if (typeof c === 'string') category[index.get(row.taskId)!] = c;
     }
-    return { run: this.runs()[n], columns, tasks: taskIds, category, cells, manifest: manifestOf(f) };
+    // Every status with its count (the legend names each colour, the filter offers each status).
+    const counts = new Map<string, number>();
+    for (const row of f.rows) counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
+    const statuses = OUTCOME_STATUSES.map((status) => ({ status, count: counts.get(status) ?? 0 }));
+    return { run: this.runs()[n], columns, tasks: taskIds, category, cells, statuses, manifest: manifestOf(f) };
   }
 
   episode(n: number, phase: string, epoch: number, taskIndex: number): unknown {
@@ -180,7 +184,13 @@ export class ViewData {
     };
     const [la, lb] = [lastRows(ra), lastRows(rb)];
     const tasks = [...la.keys()].filter((t) => lb.has(t));
-    const side = (row: OutcomeRow) => ({ status: row.status, success: row.success, epoch: row.epoch, taskIndex: row.taskIndex, injected: row.retrievedIds });
+    const side = (row: OutcomeRow) => ({
+      status: row.status,
+      success: row.success,
+      epoch: row.epoch,
+      taskIndex: row.taskIndex,
+      injected: row.retrievedIds.map((id, i) => ({ id, q: row.retrievedQ?.[i] ?? null, sim: row.retrievedSim?.[i] ?? null })),
+    });
     const rows = tasks.map((t) => ({ taskId: t, a: side(la.get(t)!), b: side(lb.get(t)!), flipped: la.get(t)!.success !== lb.get(t)!.success }));
     return {
       a: this.runs()[a],

@@ -11,7 +11,14 @@ import { addFlags } from '../run-flags.js';
 
 export function registerCheckGoldCommand(program: Command, registry: Registry = builtinRegistry()): void {
   const gold = program.command('check-gold').description('replay gold answers through an evaluator to measure this machine (not a model)');
-  for (const bench of registry.benchmarks) if (bench.goldCheck) registerGold(gold, bench, bench.goldCheck, registry);
+  const checked = registry.benchmarks.filter((b) => b.goldCheck);
+  for (const bench of checked) registerGold(gold, bench, bench.goldCheck!, registry);
+  // From the registry, so a plug-in benchmark with a gold check shows up too.
+  const first = checked[0]?.name ?? '<benchmark>';
+  withExamples(gold, [
+    ...checked.map((b) => `memrl check-gold ${b.name} --limit 20`),
+    `memrl check-gold ${first} --evaluator docker --out gold.json   # in containers, the report as JSON too`,
+  ]).addHelpText('after', `Each benchmark's flags: memrl check-gold <benchmark> --help\n`);
 }
 
 function registerGold(gold: Command, bench: BenchmarkModule, check: GoldCheck, registry: Registry): void {

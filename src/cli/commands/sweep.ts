@@ -69,6 +69,8 @@ export function registerSweepCommand(program: Command, registry: Registry): void
           const { runSweepLocally } = await import('../../sweep/run-local.js');
           const left = sweepOpen.state.cells.filter((c) => c.status !== 'complete').length;
           process.stderr.write(`memrl: sweep ${sweepOpen.spec.name}: ${sweepOpen.cells.length} cells, ${left} to run (${sweepOpen.dir})\n`);
+          const { cellStarts, renderCellStarts } = await import('../../sweep/cell-starts.js');
+          process.stderr.write(renderCellStarts(cellStarts(sweepOpen)));
           cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry, err: (t) => process.stderr.write(t), signal: ac.signal });
         }
         const { renderSweepStatus } = await import('../../sweep/status.js');

@@ -243,9 +243,13 @@ function memorySection(items: readonly ReportRun[]): string {
       series: change.map(({ label, a }) => ({ label, points: a.retrievalChange.map((c) => ({ x: c.epoch, y: c.share })) })),
     });
   }
-  withMemory.forEach(({ label, a }, i) => {
+  withMemory.forEach(({ run, label, a }, i) => {
     html += `<h3>${esc(label)}</h3>`;
-    if (a.qByEpoch.some((q) => q.stats)) {
+    const flat = constantQ(a);
+    if (flat !== null) {
+      // A method whose ranking does not learn Q (MemP, RAG) would draw a flat line at its initial Q.
+      html += `<p class="note q-constant" data-run="${esc(run.id)}">Q is not charted: every memory this run retrieved had Q = ${f3(flat)}, in every epoch. Its Q did not change: a chart would be one flat line.</p>`;
+    } else if (a.qByEpoch.some((q) => q.stats)) {
       html += boxChart({ id: `q-dist-${i}`, title: 'Q of the retrieved memories, per epoch (min, quartiles, max)', xLabel: 'epoch', yLabel: 'Q', boxes: a.qByEpoch.map((q) => ({ label: String(q.epoch), stats: q.stats })) });
     }
     if (a.topMemories.length) {
@@ -253,7 +257,7 @@ function memorySection(items: readonly ReportRun[]): string {
         .map((m) => `<tr><td>${esc(m.id)}</td><td>${m.uses}</td><td>${f3(m.finalQ)}</td><td class="key" title="${esc(m.key ?? '')}">${esc(m.key ?? '')}</td></tr>`)
         .join('');
       html += `<table class="top-memories"><thead><tr><th>most used memory</th><th>retrievals</th><th>final Q</th><th>key</th></tr></thead><tbody>${rows}</tbody></table>`;
-      if (a.topMemories.some((m) => m.qByEpoch.length > 0)) {
+      if (flat === null && a.topMemories.some((m) => m.qByEpoch.length > 0)) {
         html += lineChart({
           id: `q-trajectory-${i}`,
           title: 'Q of the most used memories when retrieved (mean per epoch)',
@@ -267,6 +271,13 @@ function memorySection(items: readonly ReportRun[]): string {
     }
   });
   return html;
+}
+
+/** The one Q every retrieval of the run saw, in every epoch; null when Q varied or nothing was retrieved. */
+function constantQ(a: RunAnalytics): number | null {
+  const stats = a.qByEpoch.flatMap((q) => (q.stats ? [q.stats] : []));
+  const q = stats[0]?.min;
+  return q !== undefined && stats.every((s) => s.min === q && s.max === q) ? q : null;
 }
 
 function costSection(items: readonly ReportRun[]): string {
