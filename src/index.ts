@@ -11,6 +11,9 @@ export type { MemoryParams, MemoryRecord, BuildStrategy } from './memory/types.j
 export { computeStats, type MemoryStats } from './memory/stats.js';
 export { MemoryWriter } from './memory/writer.js';
 export { Rng } from './util/rng.js';
+/** A benchmark's data files (BenchmarkModule.data): source URL, release, checksum; and where a run finds a copy. */
+export type { DataFile, DatasetDeclaration, ParquetRows, Sample } from './data/manifest.js';
+export { locateOrSample } from './data/locations.js';
 export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
 /** The zod memrl validates configs with: build a config section with it, so schemas compose. */
 export { z } from 'zod';

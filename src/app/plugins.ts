@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { datasetProblem } from '../data/manifest.js';
 import { withPlugins, type Registry } from './registry.js';
 
 type Entry = BenchmarkModule | MethodModule;
@@ -135,6 +136,7 @@ const BENCHMARK: Check[] = [
   ['judge', isFn, 'a function (settings) => judge model settings', false],
   ['doctor', isObj, 'an object { local?, extraImages? }', false],
   ['goldCheck', isObj, 'an object { description, flags, run }', false],
+  ['data', (v) => datasetProblem(v) === undefined, 'a dataset { title, release, licence, homepage, files: [{ path, url, sha256, size }] } (docs/data.md)', false],
 ];
 
 const METHOD: Check[] = [

@@ -17,6 +17,7 @@ import type { ChatModel, InjectedMemoryHint, Phase } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import type { ReferencePrompt } from '../util/fidelity.js';
+import type { DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
 import type { Outcome } from './outcome.js';
 
@@ -120,6 +121,12 @@ export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Benc
   tagFamily?: TagFamily;
   /** Facts for run.json (default: its settings, secrets redacted, under its name). */
   manifest?(settings: S): Record<string, unknown>;
+  /**
+   * Its data files: source URL, release and checksum of each (docs/data.md). `memrl data
+   * pull <name>` fetches them, runs record which release they read, and a resume refuses
+   * other data.
+   */
+  data?: DatasetDeclaration;
   /** The runnable benchmark for one run (import heavy parts here, dynamically). */
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
   /** `memrl doctor`: readiness of its local evaluator, and images its docker runs may use beyond its slots. */

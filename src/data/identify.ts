@@ -1,0 +1,80 @@
+/**
+ * Which release a run read: each file a benchmark loaded, matched to the manifests by
+ * its checksum, with where it came from (cache, mirror, embedded sample, a given path).
+ * run.json records it per file; the banner prints it; `--resume` compares it.
+ */
+import { errorMessage } from '../util/errors.js';
+import { contentChecksum, isGzipPath } from './checksum.js';
+import { originOf, originWords, samplePath, type DataOrigin } from './locations.js';
+import { releaseOf, type DataFile, type DatasetSpec } from './manifest.js';
+import { recordedChecksum } from './verify.js';
+
+/** A file a run read, as run.json's dataset.sources records it. */
+export interface DataSource {
+  path: string;
+  /** sha256 of the file's bytes (what workers and older runs compare). */
+  sha256: string;
+  /** sha256 of what memrl read from it, when that differs (a .gz file: its uncompressed bytes). */
+  contentSha256?: string;
+  /** The manifest's dataset and file it is a copy of. */
+  dataset?: string;
+  file?: string;
+  /** The release it matches; null for a file at a manifest's place whose bytes are not that release. */
+  release?: string | null;
+  url?: string;
+  origin?: DataOrigin;
+  /** Set for an embedded sample: what it holds. */
+  sample?: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function byPlace(specs: readonly DatasetSpec[], path: string): { spec: DatasetSpec; file: DataFile } | undefined {
+  for (const spec of specs) for (const file of spec.files) if (path.endsWith(`/${file.path}`)) return { spec, file };
+  return undefined;
+}
+
+/** One loaded file described against the manifests. */
+export async function describeSource(src: { path: string; sha256: string }, specs: readonly DatasetSpec[], env: Env = process.env): Promise<DataSource> {
+  let content = src.sha256;
+  if (isGzipPath(src.path)) {
+    try {
+      content = (await contentChecksum(src.path)).sha256;
+    } catch (err) {
+      throw new Error(`memrl: cannot hash ${src.path} again after loading it (${errorMessage(err)})`);
+    }
+  }
+  const out: DataSource = { ...src, ...(content !== src.sha256 ? { contentSha256: content } : {}) };
+  for (const spec of specs) {
+    for (const file of spec.files) {
+      const sample = samplePath(file);
+      if (sample && originOf(src.path, sample, env) === 'sample') {
+        return { ...out, dataset: spec.name, file: file.path, release: file.sample!.release, url: file.url, origin: 'sample', sample: file.sample!.what };
+      }
+      if (file.sha256 === content) return { ...out, dataset: spec.name, file: file.path, release: releaseOf(spec, file), url: file.url, origin: originOf(src.path, null, env) };
+    }
+  }
+  // Not a pinned release: a gated file as pulled, a file at a manifest place with other bytes, or the user's own file.
+  const place = byPlace(specs, src.path);
+  const origin = originOf(src.path, null, env);
+  if (place && origin !== 'given') {
+    const asPulled = place.file.sha256 === null && recordedChecksum(src.path) === content;
+    return { ...out, dataset: place.spec.name, file: place.file.path, release: asPulled ? `${releaseOf(place.spec, place.file)} (unpinned)` : null, url: place.file.url, origin };
+  }
+  return { ...out, origin };
+}
+
+export function describeSources(sources: readonly { path: string; sha256: string }[], specs: readonly DatasetSpec[], env: Env = process.env): Promise<DataSource[]> {
+  return Promise.all(sources.map((s) => describeSource(s, specs, env)));
+}
+
+/** The banner's line for one file. */
+export function sourceLine(s: DataSource, specs: readonly DatasetSpec[], env: Env = process.env): string {
+  const spec = specs.find((x) => x.name === s.dataset);
+  const name = s.file ?? s.path;
+  if (s.origin === 'sample') {
+    return `${name}: ${originWords('sample', env)} (${s.sample}; ${s.path}); memrl data pull ${s.dataset} fetches the full set`;
+  }
+  const release = s.release ? `${spec?.title ?? s.dataset} ${s.release}` : s.dataset ? `not ${spec?.title ?? s.dataset}'s pinned release (sha256 ${s.contentSha256 ?? s.sha256})` : `sha256 ${s.sha256.slice(0, 12)}…`;
+  return `${name}: ${release}, from ${originWords(s.origin ?? 'given', env)}: ${s.path}`;
+}
