@@ -150,8 +150,8 @@ export const ExperimentSchema = z
     llb_q_floor: num().nullable().default(null).describe('LLB: Q floor; overrides rl_config.q_floor for LLB runs.'),
     llb_dedup_by_task_id: bool().default(false).describe('LLB: at most one selected memory per source task.'),
     task: z.enum(['db', 'os', 'kg']).default('db').describe('LLB: which task family (db = SQL, os = shell).'),
-    split_file: z.string().default('').describe('LLB: training data file; empty = the shared data for `task`.'),
-    valid_file: z.string().nullable().default(null).describe('LLB: validation data file; null = the shared data for `task`.'),
+    split_file: z.string().default('').describe("LLB: training data file; empty = the release's file for `task` (memrl data pull llb)."),
+    valid_file: z.string().nullable().default(null).describe("LLB: validation data file; null = the release's file for `task` (memrl data pull llb)."),
     num_sections: int((n) => n.min(1)).default(5).describe('Number of epochs (the reference says sections). CLI: --epochs.'),
     batch_size: int((n) => n.min(1))
       .default(32)
@@ -305,6 +305,15 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe("Folder for the run's JSON log (<benchmark>-<run-id>.jsonl); null = log.jsonl in the run folder. CLI: --log-dir."),
+    data: z
+      .object({
+        auto_pull: z
+          .boolean()
+          .default(false)
+          .describe("Fetch a run's missing data files first (memrl data pull <benchmark>) instead of stopping with the command that would. CLI: --pull."),
+      })
+      .strict()
+      .default({}),
     cache_dir: z
       .string()
       .nullable()

@@ -6,6 +6,7 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { pythonVersion, settle } from '../../doctor/probes.js';
 import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { ALFWORLD_DATA } from './data-files.js';
 import { ALFWORLD_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { ALFWORLD_SWITCHES } from './switches.js';
 
@@ -50,6 +51,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   resolve: resolveAlfworldSettings,
   tagFamily: 'alfworld',
   manifest: (s) => ({ alfworld: { ...s, env: s.env === 'standin' ? 'household-standin' : 'alfworld' } }),
+  data: ALFWORLD_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
   doctor: {
     local: async () => {

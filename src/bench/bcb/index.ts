@@ -5,6 +5,7 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { BCB_DATA } from './data-files.js';
 import { bcbGoldCheck } from './gold-command.js';
 import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { BCB_SWITCHES } from './switches.js';
@@ -41,6 +42,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   runValidation: (tree) => tree.experiment.bcb_run_validation,
   tagFamily: 'bcb',
   manifest: (s) => ({ bcb: s }),
+  data: BCB_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [
