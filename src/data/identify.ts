@@ -3,6 +3,7 @@
  * its checksum, with where it came from (cache, mirror, embedded sample, a given path).
  * run.json records it per file; the banner prints it; `--resume` compares it.
  */
+import { existsSync } from 'node:fs';
 import { errorMessage } from '../util/errors.js';
 import { contentChecksum, isGzipPath } from './checksum.js';
 import { originOf, originWords, samplePath, type DataOrigin } from './locations.js';
@@ -36,6 +37,8 @@ function byPlace(specs: readonly DatasetSpec[], path: string): { spec: DatasetSp
 
 /** One loaded file described against the manifests. */
 export async function describeSource(src: { path: string; sha256: string }, specs: readonly DatasetSpec[], env: Env = process.env): Promise<DataSource> {
+  // A benchmark's own record that is no file (a generated game list) is kept as it is.
+  if (!existsSync(src.path)) return { ...src };
   let content = src.sha256;
   if (isGzipPath(src.path)) {
     try {
@@ -75,6 +78,7 @@ export function sourceLine(s: DataSource, specs: readonly DatasetSpec[], env: En
   if (s.origin === 'sample') {
     return `${name}: ${originWords('sample', env)} (${s.sample}; ${s.path}); memrl data pull ${s.dataset} fetches the full set`;
   }
-  const release = s.release ? `${spec?.title ?? s.dataset} ${s.release}` : s.dataset ? `not ${spec?.title ?? s.dataset}'s pinned release (sha256 ${s.contentSha256 ?? s.sha256})` : `sha256 ${s.sha256.slice(0, 12)}…`;
-  return `${name}: ${release}, from ${originWords(s.origin ?? 'given', env)}: ${s.path}`;
+  if (!s.origin) return `${name}: sha256 ${s.sha256}`;
+  const release = s.release ? `${spec?.title ?? s.dataset} ${s.release}` : s.dataset ? `not ${spec?.title ?? s.dataset}'s pinned release (sha256 ${s.contentSha256 ?? s.sha256})` : `sha256 ${s.sha256}`;
+  return `${name}: ${release}, from ${originWords(s.origin, env)}: ${s.path}`;
 }

@@ -3,8 +3,9 @@
  *
  *   1. the cache: $MEMRL_DATA_DIR, else $XDG_CACHE_HOME/memrl/data, else ~/.cache/memrl/data
  *      (`memrl data pull` writes here);
- *   2. a mirror laid out like the cache next to the checkout, ../shared/data (the
- *      project's machines and CI keep one; tests read it through here, never the network);
+ *   2. a mirror laid out like the cache: $MEMRL_DATA_MIRROR, else ../shared/data next to
+ *      the checkout (the project's machines and CI keep one; tests read it through here,
+ *      never the network); MEMRL_DATA_MIRROR=none reads none;
  *   3. the file's embedded sample, shipped in the package (the main job runs on it).
  *
  * A run records which of these it read (run.json, the banner).
@@ -12,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { packageRoot } from '../util/paths.js';
+import { packageRoot, sharedDataDir } from '../util/paths.js';
 import type { DataFile } from './manifest.js';
 
 export const DATA_ORIGINS = ['cache', 'mirror', 'sample', 'given'] as const;
@@ -32,9 +33,10 @@ export function cacheRoot(env: Env = process.env): { dir: string; why: string } 
   return { dir: join(homedir(), '.cache', 'memrl', 'data'), why: '~/.cache' };
 }
 
-/** The mirror next to the checkout (../shared/data), when there is one. */
-export function checkoutMirror(): string | null {
-  const dir = resolve(packageRoot(), '..', 'shared', 'data');
+/** The mirror read after the cache: MEMRL_DATA_MIRROR, else ../shared/data next to the checkout, when it exists. */
+export function mirrorRoot(env: Env = process.env): string | null {
+  if (env.MEMRL_DATA_MIRROR === 'none') return null;
+  const dir = env.MEMRL_DATA_MIRROR ? resolve(env.MEMRL_DATA_MIRROR) : sharedDataDir();
   return existsSync(dir) ? dir : null;
 }
 
@@ -49,7 +51,7 @@ export function samplePath(file: DataFile): string | null {
 export function locate(file: DataFile, env: Env = process.env): Located | null {
   const cached = join(cacheRoot(env).dir, file.path);
   if (existsSync(cached)) return { path: cached, origin: 'cache' };
-  const mirror = checkoutMirror();
+  const mirror = mirrorRoot(env);
   if (mirror && existsSync(join(mirror, file.path))) return { path: join(mirror, file.path), origin: 'mirror' };
   return null;
 }
@@ -77,7 +79,7 @@ export function originOf(path: string, sample: string | null, env: Env = process
   const p = resolve(path);
   if (sample && resolve(sample) === p) return 'sample';
   if (inside(cacheRoot(env).dir, p)) return 'cache';
-  const mirror = checkoutMirror();
+  const mirror = mirrorRoot(env);
   if (mirror && inside(mirror, p)) return 'mirror';
   return 'given';
 }
@@ -88,7 +90,7 @@ export function originWords(origin: DataOrigin, env: Env = process.env): string 
     case 'cache':
       return `the cache (${cacheRoot(env).why})`;
     case 'mirror':
-      return 'the mirror next to the checkout (../shared/data)';
+      return env.MEMRL_DATA_MIRROR ? 'the mirror (MEMRL_DATA_MIRROR)' : 'the mirror next to the checkout (../shared/data)';
     case 'sample':
       return "memrl's embedded sample";
     case 'given':

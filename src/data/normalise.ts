@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../util/errors.js';
 import type { ParquetRows } from './manifest.js';
@@ -35,14 +35,21 @@ export function pythonJson(value: unknown): string {
 export async function parquetToJsonLines(parquetPath: string, rows: ParquetRows, gzip: boolean, what: string): Promise<Buffer> {
   const bytes = readFileSync(parquetPath);
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const unreadable = (err: unknown): UserError => new UserError(`${what}: the downloaded file is not readable Parquet (${errorMessage(err)})`, 'data_unreadable');
+  let present: string[];
+  try {
+    present = parquetSchema(parquetMetadata(file)).children.map((c) => c.element.name);
+  } catch (err) {
+    throw unreadable(err);
+  }
+  const missing = rows.columns.filter((c) => !present.includes(c));
+  if (missing.length) throw new UserError(`${what}: the downloaded Parquet lacks the column(s) ${missing.join(', ')}`, 'data_unreadable');
   let records: Record<string, unknown>[];
   try {
     records = (await parquetReadObjects({ file, compressors, columns: [...rows.columns] })) as Record<string, unknown>[];
   } catch (err) {
-    throw new UserError(`${what}: the downloaded file is not readable Parquet (${errorMessage(err)})`, 'data_unreadable');
+    throw unreadable(err);
   }
-  const missing = rows.columns.filter((c) => records.length > 0 && !(c in (records[0] as object)));
-  if (missing.length) throw new UserError(`${what}: the downloaded Parquet lacks the column(s) ${missing.join(', ')}`, 'data_unreadable');
   const text = records.map((r) => `{${rows.columns.map((c) => `${pythonString(c)}: ${pythonJson(r[c])}`).join(', ')}}\n`).join('');
   const out = Buffer.from(text, 'utf8');
   return gzip ? gzipSync(out) : out;

@@ -64,7 +64,7 @@ function tokenFor(url: string, env: Env): string | null {
 
 /** The one line for a failed download. */
 function fetchFailure(spec: DatasetSpec, file: DataFile, source: string, err: DataFetchError, env: Env): UserError {
-  const head = `memrl data pull ${spec.name}: ${file.path} from ${source}`;
+  const head = `data pull ${spec.name}: ${file.path} from ${source}`;
   const mirror = `or copy it from a mirror with memrl data pull ${spec.name} --from <dir>`;
   switch (err.failure) {
     case 'not_found':
@@ -99,7 +99,7 @@ function checkReadable(file: DataFile, path: string, label: string): void {
   try {
     parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
   } catch (err) {
-    throw new UserError(`${label}: what arrived is not a readable Parquet file (${errorMessage(err)}); nothing was kept: run the command again`, 'data_unreadable');
+    throw new UserError(`${label}: what arrived is not a readable Parquet file (${errorMessage(err)}); nothing of it was kept: run the command again`, 'data_unreadable');
   }
 }
 
@@ -108,7 +108,7 @@ async function fetchInto(spec: DatasetSpec, file: DataFile, target: string, tmp:
   if (opts.from) {
     const src = join(opts.from, file.path);
     if (!existsSync(src)) {
-      throw new UserError(`memrl data pull ${spec.name} --from ${opts.from}: ${file.path} is not there; a mirror is laid out like the cache (${join(opts.from, file.path)})`, 'data_not_in_mirror');
+      throw new UserError(`data pull ${spec.name} --from ${opts.from}: ${file.path} is not there; a mirror is laid out like the cache (${join(opts.from, file.path)})`, 'data_not_in_mirror');
     }
     try {
       copyFileSync(src, tmp);
@@ -116,13 +116,13 @@ async function fetchInto(spec: DatasetSpec, file: DataFile, target: string, tmp:
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'ENOSPC' || code === 'EDQUOT') throw new DataFetchError('disk', code);
-      throw new UserError(`memrl data pull ${spec.name}: cannot copy ${src} to ${tmp} (${errorMessage(err)})`, 'data_copy');
+      throw new UserError(`data pull ${spec.name}: cannot copy ${src} to ${tmp} (${errorMessage(err)})`, 'data_copy');
     }
     return 'copied';
   }
   const off = offlineSwitch(env);
   if (off) {
-    throw new UserError(`memrl data pull ${spec.name}: ${file.path} is not in the cache and ${off}=${env[off]} forbids downloading it from ${file.url}; copy it from a mirror with --from <dir>, or unset ${off}`, 'data_offline');
+    throw new UserError(`data pull ${spec.name}: ${file.path} is not in the cache and ${off}=${env[off]} forbids downloading it from ${file.url}; copy it from a mirror with --from <dir>, or unset ${off}`, 'data_offline');
   }
   const part = `${target}.part`;
   const bar = progressBar(`${spec.name}: ${file.path}`, opts.tty);
@@ -132,9 +132,9 @@ async function fetchInto(spec: DatasetSpec, file: DataFile, target: string, tmp:
   } finally {
     bar.stop();
   }
-  checkReadable(file, part, `memrl data pull ${spec.name}: ${file.path} from ${file.url}`);
+  checkReadable(file, part, `data pull ${spec.name}: ${file.path} from ${file.url}`);
   if (file.from) {
-    writeFileAtomic(tmp, await parquetToJsonLines(part, file.from, isGzipPath(target), `memrl data pull ${spec.name}: ${file.path} from ${file.url}`));
+    writeFileAtomic(tmp, await parquetToJsonLines(part, file.from, isGzipPath(target), `data pull ${spec.name}: ${file.path} from ${file.url}`));
     removeQuietly(part);
   } else {
     renameSync(part, tmp);
@@ -157,7 +157,7 @@ async function pullFile(spec: DatasetSpec, file: DataFile, opts: PullOptions, en
     const got = await checkCopy(file, tmp);
     if (got.status === 'corrupt') {
       throw new UserError(
-        `memrl data pull ${spec.name}: ${file.path} from ${source} has sha256 ${got.actual!.sha256}, not the release's ${got.expected}; nothing was kept: ` +
+        `data pull ${spec.name}: ${file.path} from ${source} has sha256 ${got.actual!.sha256}, not the release's ${got.expected}; nothing of it was kept: ` +
           (opts.from ? 'the mirror holds another file: replace it with a verified copy' : 'the download was damaged or the source changed: run the command again, or copy a verified file with --from <dir>'),
         'data_checksum',
       );

@@ -28,7 +28,7 @@ const STATUS_WORDS: Record<FileRow['status'], string> = {
 export function rowAdvice(row: FileRow): string {
   const pull = `memrl data pull ${row.spec.name}`;
   if (row.status === 'missing') {
-    const sample = samplePath(row.file) ? '; until then runs use the embedded sample where it covers them' : '';
+    const sample = samplePath(row.file) ? `; until then runs read memrl's embedded sample (${row.file.sample!.what})` : '';
     return `${pull} fetches it${row.spec.gated ? ` (gated: accept its terms at ${row.spec.gated}, set HF_TOKEN)` : ''}${sample}`;
   }
   if (row.status === 'corrupt') {
@@ -45,7 +45,8 @@ export function formatList(rows: readonly FileRow[], env: Env = process.env): st
   for (const row of rows) {
     if (row.spec !== last) {
       last = row.spec;
-      out.push(`${row.spec.name}: ${row.spec.title} ${row.spec.release} (${row.spec.licence}${row.spec.gated ? ', gated' : ''}) ${row.spec.homepage}`);
+      out.push(`${row.spec.name}: ${row.spec.title} ${row.spec.release}, ${row.spec.homepage}`);
+      out.push(`  licence: ${row.spec.licence}${row.spec.gated ? `; gated: accept its terms at ${row.spec.gated}` : ''}`);
     }
     const f = row.file;
     const size = row.actual ? formatBytes(row.actual.size) : f.size !== null ? formatBytes(f.size) : 'size unknown';

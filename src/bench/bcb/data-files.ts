@@ -37,7 +37,7 @@ export const BCB_DATA: DatasetDeclaration = {
       },
       sha256: '33baf4f414eb34507f1a8fd55ef9bcd79c1f9b4c3e8e2544f023edac1b20afec',
       size: 6965021,
-      sample: { path: 'data/samples/bcb/main-job-tasks.jsonl.gz', what: SAMPLE_WHAT, release: 'v0.1.0_hf, embedded sample' },
+      sample: { path: 'data/samples/bcb/main-job-tasks.jsonl.gz', what: SAMPLE_WHAT, release: 'v0.1.0_hf (embedded sample)' },
     },
     {
       path: BCB_SPLIT_FILES.full,
@@ -45,7 +45,7 @@ export const BCB_DATA: DatasetDeclaration = {
       release: SPLITS_RELEASE,
       sha256: '63c96097cb2f49688d161965c1304b95fa374fdebda6546777cf4c86416772ae',
       size: 27528,
-      sample: { path: 'data/samples/bcb/main-job-split.json', what: SAMPLE_WHAT, release: 'MemRL@7c3beba, embedded sample' },
+      sample: { path: 'data/samples/bcb/main-job-split.json', what: SAMPLE_WHAT, release: 'MemRL@7c3beba (embedded sample)' },
     },
     {
       path: BCB_SPLIT_FILES.hard,

@@ -13,7 +13,7 @@ export const HLE_FILE = 'hle/test-00000-of-00001.parquet';
 export const HLE_DATA: DatasetDeclaration = {
   title: "Humanity's Last Exam",
   release: 'cais/hle@5a81a4c',
-  licence: 'MIT (gated: its terms must be accepted on the hub)',
+  licence: 'MIT',
   homepage: 'https://huggingface.co/datasets/cais/hle',
   gated: 'https://huggingface.co/datasets/cais/hle',
   files: [
@@ -24,7 +24,7 @@ export const HLE_DATA: DatasetDeclaration = {
       size: null,
       sample: {
         path: 'test/fixtures/hle/hle_snappy.parquet',
-        what: "questions memrl's authors wrote in HLE's schema (not HLE), for the offline simulator only",
+        what: "questions memrl's authors wrote in HLE's schema, not HLE's; only for the offline simulator",
         release: "memrl's fixture, not HLE",
       },
     },

@@ -23,7 +23,7 @@ function pick(registry: Registry, names: readonly string[], command: string): Da
     const spec = specs.find((s) => s.name === name);
     if (spec) return spec;
     const near = closest(name, specs.map((s) => s.name));
-    throw new UserError(`memrl data ${command} ${name}: no such dataset${near ? ` (did you mean ${near}?)` : ''}; known: ${specs.map((s) => s.name).join(', ')}, all`, 'unknown_dataset');
+    throw new UserError(`data ${command} ${name}: no such dataset${near ? ` (did you mean ${near}?)` : ''}; known: ${specs.map((s) => s.name).join(', ')}, all`, 'unknown_dataset');
   });
 }
 
@@ -66,7 +66,7 @@ export function registerDataCommand(program: Command, registry: Registry): void 
     const rows = await fileRows(pick(registry, names, 'verify'));
     process.stdout.write(formatVerify(rows));
     const bad = rows.filter((r) => r.status === 'corrupt' || (names.length > 0 && r.status === 'missing'));
-    if (bad.length) throw new UserError(`memrl data verify: ${bad.length} file(s) not the release: ${bad.map((r) => `${r.spec.name}: ${r.file.path} (${rowAdvice(r)})`).join('; ')}`, 'data_not_verified');
+    if (bad.length) throw new UserError(`data verify: ${bad.length} file(s) not the release: ${bad.map((r) => `${r.spec.name}: ${r.file.path} (${rowAdvice(r)})`).join('; ')}`, 'data_not_verified');
   });
 
   withExamples(
@@ -76,7 +76,7 @@ export function registerDataCommand(program: Command, registry: Registry): void 
     const [spec] = pick(registry, [name], 'path');
     for (const file of spec!.files) {
       const found = locateOrSample(file);
-      if (!found) throw new UserError(`memrl data path ${name}: ${file.path} has no copy; memrl data pull ${name} fetches it`, 'data_missing');
+      if (!found) throw new UserError(`data path ${name}: ${file.path} has no copy; memrl data pull ${name} fetches it`, 'data_missing');
       if (found.origin === 'sample') process.stderr.write(`${file.path}: ${originWords('sample')} (${file.sample!.what})\n`);
       process.stdout.write(`${found.path}\n`);
     }
