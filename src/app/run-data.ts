@@ -5,7 +5,7 @@
  * on --resume, refuses data other than the run started with.
  */
 import type { Benchmark, BenchmarkModule, LoadedTasks, TaskBase } from '../core/benchmark.js';
-import { describeSources, sourceLine, type DataSource } from '../data/identify.js';
+import { describeSources, sourceLines } from '../data/identify.js';
 import { locate } from '../data/locations.js';
 import type { DatasetSpec } from '../data/manifest.js';
 import { pullDataset } from '../data/pull.js';
@@ -33,8 +33,8 @@ export interface DataRecording {
   specs: readonly DatasetSpec[];
   /** The run folder being resumed, and the files its run.json records. */
   resume?: { dir: string; sources: readonly { path?: unknown; sha256?: unknown; contentSha256?: unknown }[] | undefined };
-  /** Told the described files once they are loaded (the banner's lines). */
-  onDescribed(lines: string[], sources: DataSource[]): void;
+  /** Told the banner's lines about the files once they are loaded. */
+  onDescribed(lines: string[]): void;
 }
 
 /** Makes `benchmark`'s load() describe its files and check them against the resumed run's (the same object, its load replaced). */
@@ -51,10 +51,7 @@ export function recordingData<T extends TaskBase>(benchmark: Benchmark<T>, rec: 
         'resume_data_differs',
       );
     }
-    rec.onDescribed(
-      sources.map((s) => sourceLine(s, rec.specs)),
-      sources,
-    );
+    rec.onDescribed(sourceLines(sources, rec.specs));
     return { ...loaded, sources };
   };
   return benchmark;

@@ -71,14 +71,42 @@ export function describeSources(sources: readonly { path: string; sha256: string
   return Promise.all(sources.map((s) => describeSource(s, specs, env)));
 }
 
-/** The banner's line for one file. */
-export function sourceLine(s: DataSource, specs: readonly DatasetSpec[], env: Env = process.env): string {
-  const spec = specs.find((x) => x.name === s.dataset);
-  const name = s.file ?? s.path;
-  if (s.origin === 'sample') {
-    return `${name}: ${originWords('sample', env)} (${s.sample}; ${s.path}); memrl data pull ${s.dataset} fetches the full set`;
+/** Where files are: their common folder, or the one path. */
+function placeOf(paths: readonly string[]): string {
+  if (paths.length === 1) return paths[0]!;
+  const parts = paths.map((p) => p.split('/'));
+  const common: string[] = [];
+  for (let i = 0; parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) common.push(parts[0]![i]!);
+  return common.join('/') || '/';
+}
+
+/**
+ * The banner's lines: one per dataset and origin (the release's files of one copy say it
+ * once), one per file that is not a pinned release, and a benchmark's own records.
+ */
+export function sourceLines(sources: readonly DataSource[], specs: readonly DatasetSpec[], env: Env = process.env): string[] {
+  const lines: string[] = [];
+  const groups = new Map<string, DataSource[]>();
+  for (const s of sources) {
+    if (!s.origin) lines.push(`${s.path}: sha256 ${s.sha256}`);
+    else if (!s.dataset || (!s.release && s.origin !== 'sample')) {
+      const spec = specs.find((x) => x.name === s.dataset);
+      const what = spec ? `not ${spec.title}'s pinned release (sha256 ${s.contentSha256 ?? s.sha256})` : `sha256 ${s.sha256}`;
+      lines.push(`${s.file ?? s.path}: ${what}, from ${originWords(s.origin, env)}: ${s.path}`);
+    } else {
+      const key = `${s.dataset}\u0000${s.origin}`;
+      groups.set(key, [...(groups.get(key) ?? []), s]);
+    }
   }
-  if (!s.origin) return `${name}: sha256 ${s.sha256}`;
-  const release = s.release ? `${spec?.title ?? s.dataset} ${s.release}` : s.dataset ? `not ${spec?.title ?? s.dataset}'s pinned release (sha256 ${s.contentSha256 ?? s.sha256})` : `sha256 ${s.sha256}`;
-  return `${name}: ${release}, from ${originWords(s.origin, env)}: ${s.path}`;
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    const title = specs.find((x) => x.name === first.dataset)?.title ?? first.dataset;
+    const where = placeOf(group.map((s) => s.path));
+    if (first.origin === 'sample') {
+      lines.push(`${title}: ${originWords('sample', env)}, ${first.sample} (${where}); memrl data pull ${first.dataset} fetches the full set`);
+    } else {
+      lines.push(`${title} ${[...new Set(group.map((s) => s.release))].join(', ')}, from ${originWords(first.origin!, env)}: ${where}`);
+    }
+  }
+  return lines;
 }

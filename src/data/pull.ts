@@ -110,14 +110,8 @@ async function fetchInto(spec: DatasetSpec, file: DataFile, target: string, tmp:
     if (!existsSync(src)) {
       throw new UserError(`data pull ${spec.name} --from ${opts.from}: ${file.path} is not there; a mirror is laid out like the cache (${join(opts.from, file.path)})`, 'data_not_in_mirror');
     }
-    try {
-      copyFileSync(src, tmp);
-      chmodSync(tmp, 0o644); // a mirror's files may be read-only; the cache's are the user's
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'ENOSPC' || code === 'EDQUOT') throw new DataFetchError('disk', code);
-      throw new UserError(`data pull ${spec.name}: cannot copy ${src} to ${tmp} (${errorMessage(err)})`, 'data_copy');
-    }
+    copyFileSync(src, tmp);
+    chmodSync(tmp, 0o644); // a mirror's files may be read-only; the cache's are the user's
     return 'copied';
   }
   const off = offlineSwitch(env);
@@ -169,7 +163,11 @@ async function pullFile(spec: DatasetSpec, file: DataFile, opts: PullOptions, en
   } catch (err) {
     // A cancelled pull keeps its .part for the next one to resume; any failure leaves nothing.
     removeQuietly(tmp, ...(opts.signal?.aborted ? [] : [`${target}.part`]));
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw fetchFailure(spec, file, source, new DataFetchError('disk', code), env);
     if (err instanceof DataFetchError) throw fetchFailure(spec, file, source, err, env);
+    // A system error on this machine (permissions, a read-only cache): one line; anything else is memrl's fault.
+    if (typeof code === 'string' && !(err instanceof UserError)) throw new UserError(`data pull ${spec.name}: ${file.path} from ${source}: ${errorMessage(err)}`, 'data_pull_failed');
     throw err;
   }
 }

@@ -6,7 +6,7 @@
  * switch: each one line, exit 2, nothing left that `memrl data list` would call present.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -163,6 +163,16 @@ describe.skipIf(!hasMirror)('memrl data pull from the loopback sources', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const r = await memrl(['data', 'pull', 'alfworld'], cache, { MEMRL_DATA_BASE_URL: closed });
     expectOneLine(r, 'alfworld/alfworld_examples.json', 'ECONNREFUSED', 'HTTPS_PROXY', '--from <dir>');
+    expect(files(cache).filter((f) => !f.startsWith('.'))).toEqual([]);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('says the disk is full in one line, and removes what it wrote', async () => {
+    const cache = tempDir('memrl-data-full-');
+    mkdirSync(join(cache, 'alfworld'));
+    // Every write to /dev/full fails with ENOSPC: the download's .part is made to be it.
+    symlinkSync('/dev/full', join(cache, 'alfworld', 'alfworld_examples.json.part'));
+    const r = await memrl(['data', 'pull', 'alfworld'], cache);
+    expectOneLine(r, 'alfworld/alfworld_examples.json', specNamed('alfworld').files[0]!.url, 'the disk is full (ENOSPC)', 'MEMRL_DATA_DIR');
     expect(files(cache).filter((f) => !f.startsWith('.'))).toEqual([]);
   });
 

@@ -91,8 +91,10 @@ describe('what a run records of its data', () => {
     const env = noData(join(dir, 'cache'));
     const r = await runMemrl(['run', 'bcb', '--limit', '2', '--epochs', '1', '--output-dir', 'out'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/data: bigcodebench\/bigcodebench_full\.jsonl\.gz: memrl's embedded sample \(the first 50 train and 50 validation tasks/);
-    expect(r.stderr).toMatch(/memrl data pull bcb fetches the full set/);
+    const samples = join(packageRoot(), 'data', 'samples', 'bcb');
+    expect(r.stderr).toContain(
+      `  data: BigCodeBench: memrl's embedded sample, the first 50 train and 50 validation tasks of the paper's split, for --limit 50 or less (${samples}); memrl data pull bcb fetches the full set\n`,
+    );
     const run = runDirOf(r.stdout);
     const manifest = JSON.parse(readFileSync(join(run, 'run.json'), 'utf8'));
     expect(manifest.dataset.sources).toEqual([
@@ -119,7 +121,7 @@ describe('what a run records of its data', () => {
     const r = await runMemrl(['run', 'bcb', '--pull', '--limit', '1', '--epochs', '1', '--output-dir', 'out'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/--pull: fetching BigCodeBench v0\.1\.0_hf into the cache first/);
-    expect(r.stderr).toMatch(/data: bigcodebench\/bigcodebench_full\.jsonl\.gz: BigCodeBench v0\.1\.0_hf, from the cache \(MEMRL_DATA_DIR\)/);
+    expect(r.stderr).toContain(`  data: BigCodeBench v0.1.0_hf, MemRL@7c3beba, from the cache (MEMRL_DATA_DIR): ${join(dir, 'cache', 'bigcodebench')}\n`);
     const sources = JSON.parse(readFileSync(join(runDirOf(r.stdout), 'run.json'), 'utf8')).dataset.sources;
     expect(sources[0]).toMatchObject({ release: 'v0.1.0_hf', origin: 'cache', path: join(dir, 'cache', BCB_TASKS_FILE), contentSha256: bcbFile(BCB_TASKS_FILE).sha256 });
     expect(sources[1]).toMatchObject({ release: 'MemRL@7c3beba', origin: 'cache', sha256: bcbFile(BCB_SPLIT_FILES.full).sha256 });
@@ -130,6 +132,7 @@ describe('what a run records of its data', () => {
     const dir = tempDir('memrl-standin-run-');
     const r = await runMemrl(['run', 'alfworld', '--limit', '1', '--epochs', '1', '--output-dir', 'out'], { cwd: dir, env: noData(join(dir, 'cache')) });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/data: alfworld\/alfworld_examples\.json: memrl's embedded sample \(one example per task type played in the household stand-in/);
+    expect(r.stderr).toMatch(/data: ALFWorld few-shot examples: memrl's embedded sample, one example per task type played in the household stand-in, for the stand-in only \(.*standin-examples\.json\)/);
+    expect(r.stderr).toMatch(/data: household-standin:game-list: sha256 [0-9a-f]{64}/);
   });
 });
