@@ -183,7 +183,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const resumed = cfg.run.resume && new RunFolder(runDir).hasManifest() ? new RunFolder(runDir).readManifest() : null;
   const benchmark = recordingData(await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg)), {
     specs: datasetsOf(options.registry),
-    ...(resumed ? { resume: { dir: runDir, sources: (resumed.dataset as { sources?: [] } | undefined)?.sources } } : {}),
+    ...(resumed ? { resume: { dir: runDir, sources: (resumed.dataset as { sources?: Record<string, unknown>[] } | undefined)?.sources } } : {}),
     onDescribed: (lines) => dataLines.push(...lines),
   });
   const ledger = new UsageLedger({ prices, meter });

@@ -119,7 +119,9 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(re);
     };
-    oneLine(await memrl(['run', 'hle', '--epochs', '1']), /gated.*--train/);
+    // With a real model and nothing pulled (the sim quickstart reads our fixture instead).
+    const noData = { OPENAI_API_KEY: 'sk-test-1234567', MEMRL_DATA_DIR: join(work, 'no-data'), MEMRL_DATA_MIRROR: 'none' };
+    oneLine(await runMemrl(['run', 'hle', '--epochs', '1', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'], { cwd: work, env: noData }), /gated.*memrl data pull hle.*--train/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
     oneLine(await memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);

@@ -132,9 +132,10 @@ function sampleSplit(bcb: BcbSection): string | null {
 
 /**
  * The split file: an explicit one wins ("" or "none" = seeded split); otherwise
- * setting train_ratio asks for the seeded split; otherwise the paper's split file
- * for the subset, when a copy is pulled (or, with the embedded sample's tasks, the sample's split). (The reference silently ignores
- * --train_ratio whenever its default split file exists; we do not.)
+ * setting train_ratio asks for the seeded split; otherwise the paper's split file for
+ * the subset, when there is a copy (with the embedded sample's tasks, the sample's
+ * split). (The reference silently ignores --train_ratio whenever its default split file
+ * exists; we do not.)
  */
 export function resolveBcbSettings(tree: MemrlConfig, ctx: SettingsContext): BcbSettings {
   const bcb = sectionOf<BcbSection>(tree, 'bcb');

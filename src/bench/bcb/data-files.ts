@@ -3,7 +3,8 @@
  *
  * The tasks are release v0.1.0_hf, the one the project's copy holds and its results were
  * measured on: its tasks 37, 211, 215, 760, 1005 and 1006 read as before the fixes of
- * v0.1.1-v0.1.4, and the summed size of its strings is the hub's v0.1.0_hf split's.
+ * v0.1.1-v0.1.4, and the size of its strings as Arrow counts them is the num_bytes the
+ * hub gives for its v0.1.0_hf split.
  * The hub serves each release as Parquet; memrl writes its rows back as the release's
  * JSON lines and checks those. The paper's splits come from the MemRL repository.
  */

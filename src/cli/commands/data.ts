@@ -28,7 +28,9 @@ function pick(registry: Registry, names: readonly string[], command: string): Da
 }
 
 export function registerDataCommand(program: Command, registry: Registry): void {
-  const data = program.command('data').description("fetch, verify and locate the benchmarks' datasets (pinned releases, checksums, a cache)");
+  const data = program
+    .command('data')
+    .description("fetch the benchmarks' datasets into a cache (pull), check them against their pinned checksums (verify), show where each is (list, path)");
   const plugin = (cmd: Command): Command => cmd.option('--plugin <module>', "a plug-in whose benchmark declares data files (repeatable)", (v: string, prev: string[] = []) => [...prev, v]);
 
   withExamples(
