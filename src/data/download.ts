@@ -37,7 +37,7 @@ export interface DownloadRequest {
   signal?: AbortSignal;
 }
 
-/** Tries per download after a connection is cut mid-file (each resumes with a Range request). */
+/** Tries per download after a connection is cut mid-file or the server fails (each resumes with a Range request). */
 const RESUMES = 5;
 
 let agent: Dispatcher | undefined;
@@ -99,8 +99,11 @@ async function attempt(req: DownloadRequest, offset: number): Promise<{ size: nu
     await res.body?.cancel();
     return attempt(req, 0);
   }
+  if (res.status !== 200 && res.status !== 206) await res.body?.cancel(); // the connection goes back to the pool
   if (res.status === 404) throw new DataFetchError('not_found', 'HTTP 404', 404);
   if (res.status === 401 || res.status === 403) throw new DataFetchError('refused', `HTTP ${res.status}`, res.status);
+  // A busy or failing server is tried again like a cut connection, from where the file stands.
+  if (res.status === 429 || res.status >= 500) throw new DataFetchError('cut', `HTTP ${res.status}`, res.status);
   if (res.status !== 200 && res.status !== 206) throw new DataFetchError('http', `HTTP ${res.status}`, res.status);
   if (res.status === 206 && rangeStart(res.headers.get('content-range')) !== offset) {
     // Another range than asked for: fetch the whole file instead.

@@ -5,7 +5,7 @@
  * Parquet file of the release's rows, written here from the mirror's JSON lines; HLE
  * (gated) is our fixture behind a token, answering 401 without one as the hub does.
  * Range requests are honoured (206). Faults are set per path: a connection cut after
- * half the bytes (once), a stall after half, a flipped byte, a 404.
+ * half the bytes (once), a 503 (once), a stall after half, a flipped byte, a 404.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -27,7 +27,7 @@ export interface Served {
   auth: boolean;
 }
 
-export type Fault = 'cut-once' | 'stall' | 'corrupt' | 'missing';
+export type Fault = 'cut-once' | 'busy-once' | 'stall' | 'corrupt' | 'missing';
 
 export interface DataServer {
   url: string;
@@ -90,6 +90,11 @@ export async function startDataServer(): Promise<DataServer> {
     const fault = entry ? faults.get(entry.file.path) : undefined;
     if (!entry || fault === 'missing') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Entry not found');
+      return;
+    }
+    if (fault === 'busy-once') {
+      faults.delete(entry.file.path);
+      res.writeHead(503, { 'retry-after': '0' }).end('busy');
       return;
     }
     if (entry.gated && req.headers.authorization !== `Bearer ${HLE_TOKEN}`) {

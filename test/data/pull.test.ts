@@ -106,6 +106,16 @@ describe.skipIf(!hasMirror)('memrl data pull from the loopback sources', () => {
     expect(readFileSync(join(cache, 'llb', 'db_train.json')).equals(server.bytesOf('llb/db_train.json'))).toBe(true);
   });
 
+  it('tries a busy server (503) again', async () => {
+    const cache = tempDir('memrl-data-busy-');
+    server.fault('alfworld/alfworld_examples.json', 'busy-once');
+    const r = await memrl(['data', 'pull', 'alfworld'], cache);
+    expect(r.code, r.stderr).toBe(0);
+    const path = new URL(specNamed('alfworld').files[0]!.url).pathname;
+    expect(server.requests.filter((q) => q.path === path).length).toBeGreaterThanOrEqual(2);
+    expect(sha256(readFileSync(join(cache, 'alfworld', 'alfworld_examples.json')))).toBe(specNamed('alfworld').files[0]!.sha256);
+  });
+
   it('refuses a file with one byte changed: one line, and nothing of it kept', async () => {
     const cache = tempDir('memrl-data-corrupt-');
     server.fault('llb/db_val.json', 'corrupt');
