@@ -44,7 +44,7 @@ export async function describeSource(src: { path: string; sha256: string }, spec
     try {
       content = (await contentChecksum(src.path)).sha256;
     } catch (err) {
-      throw new Error(`memrl: cannot hash ${src.path} again after loading it (${errorMessage(err)})`);
+      throw new Error(`cannot hash ${src.path} again after loading it (${errorMessage(err)})`);
     }
   }
   const out: DataSource = { ...src, ...(content !== src.sha256 ? { contentSha256: content } : {}) };

@@ -86,6 +86,6 @@ export function releaseOf(spec: DatasetSpec, file: DataFile): string {
 /** The file of `spec` at `path` (a manifest path like 'llb/db_train.json'). */
 export function fileOf(spec: DatasetSpec, path: string): DataFile {
   const f = spec.files.find((x) => x.path === path);
-  if (!f) throw new Error(`memrl: dataset ${spec.name} has no file ${path} in its manifest`);
+  if (!f) throw new Error(`dataset ${spec.name} has no file ${path} in its manifest`);
   return f;
 }
