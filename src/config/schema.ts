@@ -246,6 +246,17 @@ export interface SchemaParts {
   methods: readonly ConfigPart[];
 }
 
+/** memrl.data: how runs get their data (docs/data.md). */
+const DataSection = z
+  .object({
+    auto_pull: z
+      .boolean()
+      .default(false)
+      .describe("Fetch a run's missing data files first (memrl data pull <benchmark>) instead of stopping with the command that would. CLI: --pull."),
+  })
+  .strict()
+  .default({});
+
 /** memrl's own keys, the same for every benchmark. */
 function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[]) {
   const methodEnum = methods.length > 0 ? z.enum(methods as [string, ...string[]]) : z.string();
@@ -305,15 +316,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe("Folder for the run's JSON log (<benchmark>-<run-id>.jsonl); null = log.jsonl in the run folder. CLI: --log-dir."),
-    data: z
-      .object({
-        auto_pull: z
-          .boolean()
-          .default(false)
-          .describe("Fetch a run's missing data files first (memrl data pull <benchmark>) instead of stopping with the command that would. CLI: --pull."),
-      })
-      .strict()
-      .default({}),
+    data: DataSection,
     cache_dir: z
       .string()
       .nullable()

@@ -15,6 +15,7 @@ import { locateOrSample } from '../../src/data/locations.js';
 import { packageRoot, sharedDataDir } from '../../src/util/paths.js';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { startOpenAIServer } from '../helpers/openai-server.js';
 import { startDataServer, type DataServer } from './data-server.js';
 
 const hasMirror = existsSync(join(sharedDataDir(), 'bigcodebench'));
@@ -126,6 +127,20 @@ describe('what a run records of its data', () => {
     expect(sources[0]).toMatchObject({ release: 'v0.1.0_hf', origin: 'cache', path: join(dir, 'cache', BCB_TASKS_FILE), contentSha256: bcbFile(BCB_TASKS_FILE).sha256 });
     expect(sources[1]).toMatchObject({ release: 'MemRL@7c3beba', origin: 'cache', sha256: bcbFile(BCB_SPLIT_FILES.full).sha256 });
     expect(readdirSync(join(dir, 'cache', 'bigcodebench', 'splits')).sort()).toEqual(['full_seed123.json', 'hard_seed42.json']);
+  });
+
+  it('HLE with a real model and nothing pulled stops in one line with the pull command, having asked the model nothing', async () => {
+    const endpoint = await startOpenAIServer({ chat: () => 'Answer: A' });
+    try {
+      const dir = tempDir('memrl-hle-nodata-');
+      const r = await runMemrl(['run', 'hle', '--model', 'm', '--base-url', endpoint.url, '--epochs', '1'], { cwd: dir, env: noData(join(dir, 'cache'), { OPENAI_API_KEY: 'sk-test-1234567' }) });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/no HLE data given, none pulled; HLE is gated: .*`memrl data pull hle`/);
+      expect(endpoint.requests.filter((q) => q.path.endsWith('/chat/completions'))).toEqual([]);
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('the ALFWorld stand-in runs on its own examples when the release is not there', async () => {

@@ -112,16 +112,13 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     }, 120_000);
   }
 
-  it('one-line errors: no --train, missing column, unknown category, bad ratio flag', async () => {
+  it('one-line errors: missing column, unknown category, bad ratio flag (no --train: test/data/runs.test.ts)', async () => {
     const oneLine = (r: { code: number | null; stderr: string }, re: RegExp) => {
       expect(r.code).not.toBe(0);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(re);
     };
-    // With a real model and nothing pulled (the sim quickstart reads our fixture instead).
-    const noData = { OPENAI_API_KEY: 'sk-test-1234567', MEMRL_DATA_DIR: join(work, 'no-data'), MEMRL_DATA_MIRROR: 'none' };
-    oneLine(await runMemrl(['run', 'hle', '--epochs', '1', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'], { cwd: work, env: noData }), /gated.*memrl data pull hle.*--train/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
     oneLine(await memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);

@@ -10,7 +10,7 @@ import { decimal, positiveInt, ratio, type FlagDef } from '../../config/flags.js
 import { sectionOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, LlmSettings, SettingsContext } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
-import { defaultHleTrainPath, HLE_DATA_HINT } from './data-files.js';
+import { defaultHleTrainPath } from './data-files.js';
 
 /** The reference's judge sampling (HLERunner._hle_judge passes these fixed values). */
 export const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 4096 } as const;
@@ -165,11 +165,8 @@ export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleS
       'missing_api_key',
     );
   }
-  const trainPath = hle.train_path ? resolve(ctx.cwd, hle.train_path) : defaultHleTrainPath(cfg.llm.provider === 'sim');
-  // Said before any endpoint is called: a real model has no stand-in for HLE's questions.
-  if (trainPath === null && !ctx.inspect) throw new UserError(`no HLE data given, none pulled; ${HLE_DATA_HINT}`, 'data_missing');
   return {
-    trainPath,
+    trainPath: hle.train_path ? resolve(ctx.cwd, hle.train_path) : defaultHleTrainPath(cfg.llm.provider === 'sim'),
     validPath: hle.valid_path ? resolve(ctx.cwd, hle.valid_path) : null,
     categories: cfg.experiment.hle_categories,
     categoryRatio: cfg.experiment.hle_category_ratio ?? 1,

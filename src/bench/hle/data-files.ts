@@ -10,9 +10,6 @@ import { fileOf, type DataFile, type DatasetDeclaration } from '../../data/manif
 
 export const HLE_FILE = 'hle/test-00000-of-00001.parquet';
 
-export const HLE_DATA_HINT =
-  "HLE is gated: accept the terms of cais/hle on the Hugging Face hub, set HF_TOKEN, then `memrl data pull hle` fetches it (or pass a copy with --train <file>); to try the pipeline offline, run with the sim model, which reads memrl's fixture (test/fixtures/hle/hle_snappy.parquet)";
-
 export const HLE_DATA: DatasetDeclaration = {
   title: "Humanity's Last Exam",
   release: 'cais/hle@5a81a4c',

@@ -33,7 +33,6 @@ import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
-import { HLE_DATA_HINT } from './data-files.js';
 
 export type HleAnswerType = 'exactMatch' | 'multipleChoice';
 
@@ -75,7 +74,8 @@ export const REQUIRED_COLUMNS = ['id', 'question', 'answer', 'answer_type', 'cat
 const ANSWER_TYPES: readonly HleAnswerType[] = ['exactMatch', 'multipleChoice'];
 const SUPPORTED_CODECS = new Set(['UNCOMPRESSED', ...Object.keys(compressors)]);
 
-const DATA_HINT = HLE_DATA_HINT;
+const DATA_HINT =
+  "HLE is gated: accept the terms of cais/hle on the Hugging Face hub, set HF_TOKEN, then `memrl data pull hle` fetches it (or pass a copy with --train <file>); to try the pipeline offline, run with the sim model, which reads memrl's fixture (test/fixtures/hle/hle_snappy.parquet)";
 
 /** Reads one HLE Parquet file into tasks, in file order. Bad input → UserError naming file and column. */
 export async function readHleParquet(path: string): Promise<{ tasks: HleTask[]; sha256: string }> {
@@ -278,7 +278,7 @@ function cap(tasks: HleTask[], ...limits: (number | null | undefined)[]): HleTas
 }
 
 export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask>> {
-  if (!opts.trainPath) throw new UserError(`no HLE data given; ${DATA_HINT}`);
+  if (!opts.trainPath) throw new UserError(`no HLE data given, none pulled; ${DATA_HINT}`, 'data_missing');
   const roundRobinOrder = opts.order === 'round-robin';
   const floor = opts.counts !== 'round';
   const pick = (tasks: HleTask[], path: string, label: string): Map<string, HleTask[]> => {
