@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/util/free-port.js';
@@ -225,7 +225,7 @@ describe.skipIf(!hasMirror)('memrl data pull from the loopback sources', () => {
     const path = new URL(specNamed('llb').files[0]!.url).pathname;
     expect(server.requests.filter((q) => q.path === path).at(-1)!.range).toBe(`bytes=${kept}-`);
     expect(sha256(readFileSync(join(cache, 'llb', 'db_train.json')))).toBe(specNamed('llb').files[0]!.sha256);
-    expect(files(cache).map((f) => relative(cache, join(cache, f))).filter((f) => /\.part$/.test(f))).toEqual([]);
+    expect(files(cache).filter((f) => /\.part$/.test(f))).toEqual([]);
   });
 
   it("pulls a plug-in benchmark's own data files like the built-in ones", async () => {

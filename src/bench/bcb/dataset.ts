@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../util/errors.js';
