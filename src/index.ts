@@ -13,6 +13,9 @@ export { MemoryWriter } from './memory/writer.js';
 export { Rng } from './util/rng.js';
 /** A dataset file (JSON Lines, JSON, Parquet) as records, with its sha256 for LoadedTasks.sources. */
 export { readRecords, RECORD_FORMATS, type RecordsFile } from './util/records.js';
+/** A benchmark's data files (BenchmarkModule.data): source URL, release, checksum; and where a run finds a copy. */
+export type { DataFile, DatasetDeclaration, ParquetRows, Sample } from './data/manifest.js';
+export { locateOrSample } from './data/locations.js';
 export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
 /** A benchmark's reference TensorBoard tags (its tagFamily); the success-rate set two reference runners share. */
 export { successRateTags, type ReferenceTags, type TagFamily, type TagMetric } from './metrics/tensorboard/tags.js';

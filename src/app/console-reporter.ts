@@ -12,6 +12,8 @@ export interface Banner {
   runDir: string;
   logFile: string;
   notes: readonly string[];
+  /** Which copy of each data file the run read (filled once the tasks are loaded). */
+  data?: readonly string[];
   /** Validation runs (else the banner does not count validation tasks). */
   validation: boolean;
   /** Methods' fallbacks, said once per epoch. */
@@ -35,6 +37,7 @@ export class ConsoleReporter implements Reporter {
         `embedder ${b.embedder}, ${b.epochs} epoch(s), ${info.train} train ${b.validation ? `/ ${info.valid} valid tasks` : 'tasks (no validation)'} (${info.split})\n` +
         `  run folder: ${b.runDir}\n  log: ${b.logFile}\n`,
     );
+    for (const line of b.data ?? []) this.write(`  data: ${line}\n`);
     for (const note of b.notes) this.write(`  note: ${note}\n`);
   }
 

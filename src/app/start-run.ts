@@ -43,6 +43,7 @@ import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
 import { checkEndpoints, checkWritableFolder } from './preflight.js';
+import { datasetOf, datasetsOf, pullMissing, recordingData } from './run-data.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
 export interface RunOptions {
@@ -111,12 +112,12 @@ function newRunDir(cfg: ResolvedConfig, benchName: string, modelLabel: string): 
 export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandle> {
   const cwd = options.cwd ?? process.cwd();
   const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
-  const given = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
-    registry: options.registry,
-    refuseEmpty: true,
-    ...(options.env ? { env: options.env } : {}),
-    cwd,
-  });
+  const configFile = typeof options.flags.config === 'string' ? options.flags.config : undefined;
+  const configOpts = { registry: options.registry, refuseEmpty: true, ...(options.env ? { env: options.env } : {}), cwd };
+  let given = loadConfig(configFile, options.flags, bench.name, configOpts);
+  // --pull: the benchmark's missing files first; the config then resolves against them.
+  const dataset = datasetOf(bench);
+  if (dataset && given.config.memrl.data.auto_pull && (await pullMissing(dataset, io))) given = loadConfig(configFile, options.flags, bench.name, configOpts);
   // A resumed run is the recorded run again: its settings come from its run.json.
   const cfg = given.run.resume
     ? resumedConfig({ registry: options.registry, benchmark: bench.name, flags: options.flags, given, dir: given.run.resume, cwd, ...(options.env ? { env: options.env } : {}) })
@@ -181,16 +182,24 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const logFile = runLog.path ?? join(runDir, RUN_LOG_FILE);
 
   // Containers started for this run carry its id (memrl cleanup --run <id>).
-  const benchmark = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
+  const created = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
   // A plug-in that breaks its contract inside an episode stops the run (exit 2), not just the episode.
   let violated: MemrlError | undefined;
-  observePlugin(benchmark, {
+  observePlugin(created, {
     log,
     violation: (err) => {
       violated ??= err;
       abort.abort();
     },
     ...(options.flags.verbose === true ? { crashed: (err: unknown, where: string) => io.err(`plug-in ${where} threw: ${err instanceof Error ? err.stack : String(err)}\n`) } : {}),
+  });
+  // Its load() records which release each data file is, and a resume refuses other data.
+  const dataLines: string[] = [];
+  const resumed = cfg.run.resume && new RunFolder(runDir).hasManifest() ? new RunFolder(runDir).readManifest() : null;
+  const benchmark = recordingData(created, {
+    specs: datasetsOf(options.registry),
+    ...(resumed ? { resume: { dir: runDir, sources: (resumed.dataset as { sources?: Record<string, unknown>[] } | undefined)?.sources } } : {}),
+    onDescribed: (lines) => dataLines.push(...lines),
   });
   const ledger = new UsageLedger({ prices, meter });
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
@@ -223,6 +232,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       runDir,
       logFile,
       notes: queued ? [...cfg.notes, `episodes are played by workers on ${queued.label}; memory and results stay here`] : cfg.notes,
+      data: dataLines,
       validation: cfg.run.runValidation,
       fallbacks,
     }),

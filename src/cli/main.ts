@@ -113,6 +113,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p) => (await import('./commands/plugin.js')).registerPluginCommand(p),
   },
   {
+    name: 'data',
+    description: "fetch the benchmarks' datasets into a cache (pull), check them against their pinned checksums (verify), show where each is (list, path)",
+    registry: true,
+    register: async (p, r) => (await import('./commands/data.js')).registerDataCommand(p, r),
+  },
+  {
     name: 'cleanup',
     description: 'remove containers left by crashed memrl runs (found by their dev.memrl labels)',
     register: async (p) => (await import('./commands/cleanup.js')).registerCleanupCommand(p),

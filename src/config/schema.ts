@@ -292,6 +292,16 @@ export function sharedKeysOf<S extends z.ZodRawShape>(tree: MemrlConfig, section
   const node = section === 'memrl.evaluator' ? tree.memrl.evaluator : tree[section];
   return node as unknown as z.output<z.ZodObject<S>>;
 }
+/** memrl.data: how runs get their data (docs/data.md). */
+const DataSection = z
+  .object({
+    auto_pull: z
+      .boolean()
+      .default(false)
+      .describe("Fetch a run's missing data files first (memrl data pull <benchmark>) instead of stopping with the command that would. CLI: --pull."),
+  })
+  .strict()
+  .default({});
 
 /** memrl's own keys, the same for every benchmark. */
 function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[], w: WordsOn = () => [], parts: SchemaParts['benchmarks'] = []) {
@@ -352,6 +362,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe("Folder for the run's JSON log (<benchmark>-<run-id>.jsonl); null = log.jsonl in the run folder. CLI: --log-dir."),
+    data: DataSection,
     cache_dir: z
       .string()
       .nullable()

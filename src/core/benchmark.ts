@@ -27,6 +27,7 @@ import type { MemoryParams } from '../memory/types.js';
 import { contract, fn, maybeAsync, named, opaque } from '../util/contract-schema.js';
 import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
+import { datasetProblem, type DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
 import { outcomeSchema, type Outcome } from './outcome.js';
 
@@ -322,6 +323,9 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
     .optional()
     .describe("`memrl doctor`'s checks for it."),
   goldCheck: goldCheckSchema.optional().describe('`memrl check-gold <name>`: its gold answers through its evaluator.'),
+  data: opaque<DatasetDeclaration>('DatasetDeclaration', (v) => datasetProblem(v) === undefined, 'is not a dataset { title, release, licence, homepage, files: [{ path, url, sha256, size }] } (docs/data.md)')
+    .optional()
+    .describe("Its data files: each one's source URL, release, size and sha256 (docs/data.md). `memrl data pull <name>` fetches and verifies them, `memrl data list` shows them, run.json records which release a run read, and a resume refuses other data."),
   promptTemplates: z.string().optional().describe('Its prompt templates folder (relative to the package root, or absolute): the `<name>/` namespace of a prompt pack overrides them file by file.'),
   referencePrompts: z.array(opaque<ReferencePrompt>('ReferencePrompt')).readonly().optional().describe('Where its prompts sit in the reference code, for `memrl prompts import`.'),
   fidelityTargets: fn<() => Promise<readonly FidelityTarget[]>>([], z.promise(z.array(opaque<FidelityTarget>('FidelityTarget')).readonly()))

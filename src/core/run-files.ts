@@ -7,6 +7,7 @@
  * hand-made fixtures may lack them; readers fill the gaps.
  */
 import { z } from 'zod';
+import { DATA_ORIGINS } from '../data/locations.js';
 
 export const RUN_FORMAT = 1;
 
@@ -29,7 +30,24 @@ export const RunManifestSchema = z
     concurrency: z.number().int().optional(),
     dataset: z
       .object({
-        sources: z.array(z.object({ path: z.string(), sha256: z.string() }).passthrough()).optional(),
+        // Each file read; dataset to sample: which release it is (src/data/identify.ts), absent in runs before memrl data.
+        sources: z
+          .array(
+            z
+              .object({
+                path: z.string(),
+                sha256: z.string(),
+                contentSha256: z.string().optional(),
+                dataset: z.string().optional(),
+                file: z.string().optional(),
+                release: z.string().nullable().optional(),
+                url: z.string().optional(),
+                origin: z.enum(DATA_ORIGINS).optional(),
+                sample: z.string().optional(),
+              })
+              .passthrough(),
+          )
+          .optional(),
         split: z.string().optional(),
         train: z.number().int().optional(),
         valid: z.number().int().optional(),

@@ -72,6 +72,8 @@ export interface ResultTable {
   bootstrap: { resamples: number; seed: number; used: boolean };
   /** Footnote lines about the paper rows (source, task sets, numbers with no column). */
   paperNotes: string[];
+  /** The data each column's runs read, e.g. 'BigCodeBench: v0.1.0_hf, MemRL@7c3beba' (runs that recorded it). */
+  releases: string[];
   /** Things worth a look (mixed splits, repeated seeds); printed to stderr. */
   warnings: string[];
 }
@@ -178,6 +180,10 @@ export function buildResultTable(runs: readonly RunFolder[], opts: TableOptions)
     marks: MARK_NOTES.map((m) => m.mark).filter((m) => used.has(m)),
     bootstrap: { resamples: opts.resamples, seed: opts.seed, used: bootstrapUsed },
     paperNotes,
+    releases: benchmarks.flatMap((b) => {
+      const releases = [...new Set(runs.filter((r) => r.column === b && r.release).map((r) => r.release!))];
+      return releases.length ? [`${benchmarkName(b)}: ${releases.join(' / ')}`] : [];
+    }),
     warnings,
   };
 }

@@ -20,6 +20,7 @@ const NOT_DEFINING = [
   'experiment.ckpt_resume_epoch',
   'memrl.concurrency',
   'memrl.cache_dir',
+  'memrl.data.',
   'memrl.budget.',
   'memrl.prices',
   'memrl.plugins',

@@ -28,6 +28,8 @@ export interface RunFolder {
   simulated: boolean;
   seed: number | null;
   split: string | null;
+  /** The data releases it read (run.json's dataset.sources), e.g. 'v0.1.0_hf, MemRL@7c3beba'; null before memrl recorded them. */
+  release: string | null;
   /** failed: stopped by too many error episodes; running: no summary yet (still running, or killed). */
   status: 'complete' | 'interrupted' | 'failed' | 'running';
   manifest: Record<string, unknown>;
@@ -69,7 +71,8 @@ export function readRunFolder(dirIn: string): RunFolder {
     trainTaskIds: trainTaskIds.length ? trainTaskIds : undefined,
     validTaskIds: hasValid && validTaskIds.length ? validTaskIds : undefined,
   });
-  const dataset = (manifest.dataset ?? {}) as { split?: unknown };
+  const dataset = (manifest.dataset ?? {}) as { split?: unknown; sources?: { release?: unknown }[] };
+  const releases = [...new Set((dataset.sources ?? []).map((s) => s.release).filter((r): r is string => typeof r === 'string'))];
   const status = (summary?.status as RunFolder['status'] | undefined) ?? 'running';
   const benchmark = String(manifest.benchmark ?? rows[0]?.benchmark ?? 'unknown');
   const env = String(manifest.env ?? manifest.benchmark ?? 'unknown');
@@ -86,6 +89,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     simulated: manifest.simulated === true || manifest.model === 'sim',
     seed: typeof manifest.seed === 'number' ? manifest.seed : null,
     split: typeof dataset.split === 'string' ? dataset.split : null,
+    release: releases.length ? releases.join(', ') : null,
     status,
     manifest,
     summary,

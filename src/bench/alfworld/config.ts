@@ -3,13 +3,13 @@
  * it (rl_alf_config.yaml), its flags and its settings.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { int, num } from '../../config/coerce.js';
 import { ratio, type FlagDef } from '../../config/flags.js';
 import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { defaultFewShotPath } from './data-files.js';
 
 /** The real ALFWorld image (memrl.evaluator.docker.images.alfworld's default) and the small stand-in image. */
 export const REAL_ALFWORLD_IMAGE = 'memrl/alfworld:latest';
@@ -122,7 +122,7 @@ export const ALFWORLD_ENVIRONMENT_KEYS = {
  * Which environment (an explicit key or --env wins; otherwise the offline stand-in
  * for the built-in quickstart and the real package for a config file), the env YAML
  * passed through to ALFWorld, and the few-shot examples file (the reference's
- * relative path falls back to the shared data).
+ * relative path falls back to the pulled release, and for the stand-in to memrl's own).
  */
 export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext): AlfworldSettings {
   const a = sectionOf<AlfworldSection>(cfg, 'alfworld');
@@ -136,7 +136,6 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
         : 'a config file runs the real ALFWorld unless memrl.alfworld.env is standin';
   const fewShot = resolve(ctx.cwd, sharedKeysOf(cfg, 'experiment', ALFWORLD_EXPERIMENT_KEYS).few_shot_path);
   const environment = sharedKeysOf(cfg, 'environment', ALFWORLD_ENVIRONMENT_KEYS);
-  const shared = join(sharedDataDir(), 'alfworld', 'alfworld_examples.json');
   const gpt: AlfworldSettings['gamesPerType'] = {};
   for (const k of ['train', 'valid_seen', 'valid_unseen'] as const) {
     const v = a.games_per_type[k];
@@ -148,7 +147,7 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
     validSplit: a.valid_split,
     envConfigPath: resolve(ctx.cwd, environment.alfworld_config_path),
     envType: environment.alfworld_env_type,
-    fewShotPath: existsSync(fewShot) ? fewShot : shared,
+    fewShotPath: existsSync(fewShot) ? fewShot : defaultFewShotPath(env === 'standin'),
     gameFile: a.game_file,
     gamesPerType: gpt,
     datasetRatio: cfg.experiment.dataset_ratio,

@@ -7,6 +7,7 @@ import type { BenchmarkModule } from '../../core/benchmark.js';
 import { pythonVersion, settle } from '../../doctor/probes.js';
 import { successRateTags } from '../../metrics/tensorboard/tags.js';
 import { ALFWORLD_ENVIRONMENT_KEYS, ALFWORLD_EXPERIMENT_KEYS, REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { ALFWORLD_DATA } from './data-files.js';
 import { ALFWORLD_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { ALFWORLD_SWITCHES } from './switches.js';
 
@@ -69,6 +70,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   standIn: STANDIN_ENV,
   paper: { taskSimilarity: 0.518, gainOverNone: 0.229 },
   manifest: (s) => ({ alfworld: { ...s, env: s.env === 'standin' ? STANDIN_ENV : 'alfworld' } }),
+  data: ALFWORLD_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
   doctor: {
     local: async () => {

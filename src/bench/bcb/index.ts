@@ -5,6 +5,7 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { BCB_EVALUATOR_KEYS, BCB_EXPERIMENT_KEYS, BCB_IMAGE, bcbDefaults, bcbFlags, bcbRunValidation, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { BCB_DATA } from './data-files.js';
 import { bcbGoldCheck } from './gold-command.js';
 import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { BCB_SWITCHES } from './switches.js';
@@ -62,6 +63,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   manifest: (s) => ({ bcb: s }),
   // Its tests run in the bubblewrap sandbox.
   workerNeeds: () => ['bwrap'],
+  data: BCB_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [

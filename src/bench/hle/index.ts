@@ -5,6 +5,7 @@
 import { redactConfig } from '../../config/redact.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { HLE_EXPERIMENT_KEYS, hleDefaults, hleFlags, hleJudge, hleSection, resolveHleSettings, type HleSettings } from './config.js';
+import { HLE_DATA } from './data-files.js';
 import { HLE_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { HLE_SWITCHES } from './switches.js';
 
@@ -18,7 +19,7 @@ export const hle: BenchmarkModule<HleSettings> = {
   displayName: 'HLE',
   description:
     "Humanity's Last Exam: one solver call and one judge call per question, learning from the judge's verdict.\n" +
-    'Give the questions with --train <file.parquet> (HLE is gated; see the README).\n' +
+    'The questions: --train <file.parquet>, else the release `memrl data pull hle` fetched (HLE is gated; see docs/data.md).\n' +
     'Without --config it runs the built-in quickstart: the offline sim model (and sim judge) and the local embedder.',
   examples: [
     'memrl run hle --train test/fixtures/hle/hle_snappy.parquet         # offline: sim solver and judge on our fixture',
@@ -62,5 +63,6 @@ export const hle: BenchmarkModule<HleSettings> = {
   },
   paper: { taskSimilarity: 0.186, gainOverNone: 0.216 },
   manifest: ({ client: _client, ...s }) => ({ hle: redactConfig(s) }),
+  data: HLE_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createHleRun(s, run),
 };

@@ -4,7 +4,7 @@
  * so this module claims those keys, and adds the reference's defaults
  * (rl_llb_config.yaml), its flags and its settings.
  */
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { bool, num } from '../../config/coerce.js';
@@ -14,7 +14,7 @@ import type { ConfigLayer, SettingsContext } from '../../config/types.js';
 import type { MemoryParams } from '../../memory/types.js';
 import { UserError } from '../../util/errors.js';
 import type { Fidelity } from '../../util/fidelity.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { isLlbFileName, llbFilePath } from './data-files.js';
 import { LLB_SWITCHES, REFERENCE_SIM_NORM } from './switches.js';
 
 /** The reference's experiment keys only LLB reads (after mode, as in its MempConfig). */
@@ -70,13 +70,13 @@ export const llbFlags: readonly FlagDef[] = [
   { flags: '--task <name>', description: 'LifelongAgentBench task family: db (SQL on MariaDB) or os (shell in a sandbox) (default: experiment.task, else db)', choices: ['db', 'os'], path: ['experiment', 'task'] },
   {
     flags: '--split-file <path>',
-    description: 'training data: an LLB JSON file keyed by sample index (default: experiment.split_file, else the shared db_train.json / os_interaction_train.json)',
+    description: 'training data: an LLB JSON file keyed by sample index (default: experiment.split_file, else the pulled release\'s db_train.json / os_interaction_train.json)',
     snake: '--split_file',
     path: ['experiment', 'split_file'],
   },
   {
     flags: '--valid-file <path>',
-    description: 'validation data file (default: experiment.valid_file, else the shared db_val.json / os_interaction_val.json)',
+    description: 'validation data file (default: experiment.valid_file, else the pulled release\'s db_val.json / os_interaction_val.json)',
     snake: '--valid_file',
     path: ['experiment', 'valid_file'],
   },
@@ -98,9 +98,9 @@ export const LLB_KEYS = [
 
 export interface LlbSettings {
   task: 'db' | 'os';
-  /** Absolute path of the training data file (experiment.split_file, else the shared train file of `task`). */
+  /** Absolute path of the training data file (experiment.split_file, else the release's train file of `task`). */
   splitFile: string;
-  /** Absolute path of the validation data file (experiment.valid_file, else the shared val file of `task`). */
+  /** Absolute path of the validation data file (experiment.valid_file, else the release's val file of `task`). */
   validFile: string;
   /**
    * experiment.dataset_ratio: below 1, the training tasks are Python's
@@ -118,9 +118,9 @@ const LLB_SHARED = {
 
 /**
  * Data files: experiment.split_file / valid_file (relative to the working directory;
- * a relative path that does not exist there falls back to the file of the same name
- * in the shared data dir, so the reference's `./data/...` paths work), else the shared
- * train / val files of experiment.task.
+ * a relative path that does not exist there falls back to the release's file of the
+ * same name, so the reference's `./data/...` paths work), else the release's train /
+ * val files of experiment.task (memrl data pull llb).
  */
 export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbSettings {
   const exp = llbExperiment(cfg);
@@ -128,13 +128,12 @@ export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbS
     throw new UserError(`${ctx.where(['experiment', 'task'])}: \`experiment.task: kg\` is not available; LifelongAgentBench data here covers db and os`);
   }
   const task = exp.task === 'os' ? 'os' : 'db';
-  const dir = join(sharedDataDir(), 'llb');
   const pick = (given: string | null, fallback: string): string => {
-    if (given === null || given.trim() === '') return join(dir, fallback);
+    if (given === null || given.trim() === '') return llbFilePath(fallback);
     const local = resolve(ctx.cwd, given);
     if (existsSync(local) || isAbsolute(given)) return local;
-    const shared = join(dir, basename(given));
-    return existsSync(shared) ? shared : local;
+    // The reference's ./data/llb/<name>: the release's file of that name, wherever memrl keeps it.
+    return isLlbFileName(basename(given)) && existsSync(llbFilePath(basename(given))) ? llbFilePath(basename(given)) : local;
   };
   return {
     task,

@@ -6,6 +6,7 @@ import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { successRateTags } from '../../metrics/tensorboard/tags.js';
 import { LLB_EXPERIMENT_KEYS, LLB_KEYS, llbDefaults, llbExperiment, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
+import { LLB_DATA } from './data-files.js';
 import { llbGoldCheck } from './gold-command.js';
 import { LLB_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { LLB_FIDELITY_SWITCHES } from './switches.js';
@@ -24,12 +25,13 @@ export const llb: BenchmarkModule<LlbSettings> = {
     'memrl run llb --task os --model gpt-4o-mini --epochs 20',
     'memrl run llb --task db --evaluator docker            # one server container for the run',
   ],
+  data: LLB_DATA,
   defaults: llbDefaults,
   flags: llbFlags,
   evaluatorFlags: true,
   flagHelp: {
     '--run-validation':
-      'score the validation file every experiment.valid_interval epochs (default: memrl.run_validation, else on when valid_interval > 0 and valid_file is set, as the reference; forced on without valid_file: the shared val file)',
+      'score the validation file every experiment.valid_interval epochs (default: memrl.run_validation, else on when valid_interval > 0 and valid_file is set, as the reference; forced on without valid_file: the release\'s val file)',
     '--evaluator':
       'where tasks run: local = the host MariaDB (db) / the rootfs sandbox (os); docker = one server container per run (db) / one container per task (os), images from memrl.evaluator.docker.images (default: memrl.evaluator.backend, else local)',
   },

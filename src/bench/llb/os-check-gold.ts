@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../util/errors.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { llbFilePath } from './data-files.js';
 import { openEnv } from '../../env/registry.js';
 import type { ShellEnvironment, ShellSettings } from '../../env/shell/contract.js';
 
@@ -35,7 +35,7 @@ export interface CheckGoldOsOptions {
   limit?: number;
   ids?: string[];
   concurrency?: number;
-  /** Default: os_interaction_runtime_learning_data.json in the shared data folder. */
+  /** Default: the release's os_interaction_runtime_learning_data.json (memrl data pull llb). */
   file?: string;
   env?: ShellSettings;
   /** Where each task runs (default: the local sandbox with `env`); e.g. a container factory. */
@@ -44,7 +44,7 @@ export interface CheckGoldOsOptions {
 }
 
 export function defaultOsGoldFile(): string {
-  return join(sharedDataDir(), 'llb', 'os_interaction_runtime_learning_data.json');
+  return llbFilePath('os_interaction_runtime_learning_data.json');
 }
 
 interface RawOsEntry {
