@@ -28,9 +28,10 @@ function pick(registry: Registry, names: readonly string[], command: string): Da
 }
 
 export function registerDataCommand(program: Command, registry: Registry): void {
-  const data = program
-    .command('data')
-    .description("fetch the benchmarks' datasets into a cache (pull), check them against their pinned checksums (verify), show where each is (list, path)");
+  const data = withExamples(
+    program.command('data').description("fetch the benchmarks' datasets into a cache (pull), check them against their pinned checksums (verify), show where each is (list, path)"),
+    ['memrl data pull all', 'memrl data pull all --from /mnt/mirror/memrl-data', 'memrl data verify', 'memrl data list bcb'],
+  );
   const plugin = (cmd: Command): Command => cmd.option('--plugin <module>', "a plug-in whose benchmark declares data files (repeatable)", (v: string, prev: string[] = []) => [...prev, v]);
 
   withExamples(
