@@ -10,6 +10,7 @@
  * The reference spells flags in snake_case (--split_file); `snake` records that
  * spelling, accepted as a hidden alias.
  */
+import { RUN_PROFILES } from './profile-names.js';
 import type { KeyPath } from './yaml-source.js';
 
 /** Parsed flag values, keyed by commander's camelCase name of the long flag (--split-file → splitFile). Unset = absent. */
@@ -210,6 +211,13 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       flags: '--prices <file>',
       description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)',
       path: ['memrl', 'prices'],
+    },
+    {
+      flags: '--profile <name>',
+      description:
+        "paper = the paper's setting: the reference's models, token limits, prompts (the imported pack), time limits, epochs and validation for this benchmark, reference fidelity; the config file and flags still win over it (default: memrl.profile, else none)",
+      choices: RUN_PROFILES,
+      path: ['memrl', 'profile'],
     },
     {
       flags: '--fidelity <profile>',

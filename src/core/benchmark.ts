@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { FlagDef, FlagValues } from '../config/flags.js';
 import type { ConfigLayer, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
 import type { ImageSlot, MemrlConfig, SharedKeys } from '../config/schema.js';
+import { RUN_PROFILES } from '../config/profile-names.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { chatModelSchema, injectedMemoryHintSchema, PHASES, type ChatRequest } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
@@ -217,6 +218,9 @@ const isSharedKeys = (v: unknown): boolean => {
   );
 };
 
+/** A config layer: an object of config sections. */
+const isLayer = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s));
+
 const isZodObject = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { safeParse?: unknown }).safeParse === 'function' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject';
 
 export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchmark's module exports: everything memrl needs before a run (names, config, flags) and `create` for the run itself. Export it (named or default) from the file given to `--plugin`.", {
@@ -231,11 +235,15 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   fidelitySwitches: z.array(opaque<FidelitySwitch>('FidelitySwitch')).readonly().optional().describe('Where it may differ from the reference implementation, as switches (built-ins; see docs/fidelity.md).'),
   defaults: opaque<ConfigLayer>(
     '{ section: { key: value } }',
-    (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s)),
+    isLayer,
     "is not a defaults layer: an object of config sections, e.g. { experiment: { num_sections: 3 } }",
   )
     .optional()
     .describe("Its defaults over memrl's, in the config file's shape, e.g. `{ experiment: { num_sections: 3 }, rl_config: { topk: 3 } }`. Precedence: memrl's defaults < these < the YAML file < flags."),
+  profiles: z
+    .record(z.enum(RUN_PROFILES), opaque<ConfigLayer>('{ section: { key: value } }', isLayer, 'is not a config layer: an object of config sections'))
+    .optional()
+    .describe("Its layer of each run profile, by name (`paper`: the paper's setting for it), in the config file's shape. Precedence: its defaults < the profile's common part < this < the YAML file < flags; without one a profile applies only its common part and says so."),
   flags: z
     .array(flagSchema)
     .readonly()
