@@ -43,6 +43,7 @@ import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
 import { checkEndpoints, checkWritableFolder } from './preflight.js';
+import { checkProfileModels } from './profile-check.js';
 import { datasetOf, datasetsOf, pullMissing, recordingData } from './run-data.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
@@ -149,6 +150,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       ...(cfg.judge?.provider === 'openai' ? [{ key: 'the judge base_url', url: cfg.judge.baseUrl }] : []),
       ...(cfg.embedding.provider === 'openai' ? [{ key: 'embedding.base_url', url: cfg.embedding.baseUrl }] : []),
     ]);
+    // A profile says which of its models the endpoints do not serve (run.json and the banner).
+    await checkProfileModels(cfg);
   }
 
   // Budget: spend so far comes back from <runDir>/spend.json; reaching a limit stops the run like Ctrl-C.
@@ -261,6 +264,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     buildStrategy: cfg.buildStrategy,
     ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
     fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
+    // The run profile and what of it this run could not match (the runner adds blocked tasks).
+    ...(cfg.profile ? { profile: { name: cfg.profile.name, unmatched: [...cfg.profile.unmatched] } } : {}),
     prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
     benchmarkName: bench.displayName,
     methodName: method.displayName,

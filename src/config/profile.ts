@@ -68,8 +68,9 @@ function commonLayer(name: RunProfile, pack: { dir: string; present: boolean }):
   switch (name) {
     case 'paper':
       return {
-        llm: { provider: 'openai' },
-        embedding: { provider: 'openai', model: 'text-embedding-3-large' },
+        // The endpoints: $OPENAI_BASE_URL, else OpenAI's (the reference's placeholder BASEURL rule); where is not the setting.
+        llm: { provider: 'openai', base_url: null },
+        embedding: { provider: 'openai', base_url: null, model: 'text-embedding-3-large' },
         memrl: { fidelity: 'reference', ...(pack.present ? { prompts: pack.dir } : {}) },
       };
   }
@@ -95,6 +96,9 @@ function valueAt(tree: unknown, path: readonly string[]): unknown {
   return node;
 }
 
+/** Keys of a profile layer that are no part of the setting compared: the endpoints (where, not what), and the prompts (said by the pack in use). */
+const UNCOMPARED = new Set(['llm.base_url', 'embedding.base_url', 'memrl.prompts']);
+
 const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
@@ -107,7 +111,7 @@ export function profileGaps(profile: ProfileLayers, tree: { memrl: { prompts: st
   const wanted = new Map<string, { path: string[]; value: unknown }>();
   for (const layer of profile.layers) for (const [path, value] of leaves(layer)) wanted.set(path.join('.'), { path, value });
   for (const [key, { path, value }] of wanted) {
-    if (key === 'memrl.prompts') continue; // said below, by what the pack in use is
+    if (UNCOMPARED.has(key)) continue;
     const now = valueAt(tree, path);
     if (JSON.stringify(now) !== JSON.stringify(value)) gaps.push(`${key} is ${show(now)} (${where(path)}) where the paper uses ${show(value)}`);
   }

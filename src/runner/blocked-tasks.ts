@@ -24,3 +24,10 @@ export function blockedTasksNotice(evaluator: Record<string, unknown>, played: r
   const more = blocked.length > shown ? `; ${blocked.length - shown} more` : '';
   return `${blocked.length} of the ${ids.size} tasks cannot pass here, whatever the model writes: ${named.join('; ')}${more} (run.json: evaluator.blockedTasks)`;
 }
+
+/** A run under a profile (run.json `profile`) lists its blocked tasks among what it could not match. */
+export function profileWithBlocked(manifest: Record<string, unknown>, notice: string | null): Record<string, unknown> {
+  const profile = manifest.profile as { unmatched?: unknown } | undefined;
+  if (!profile || !notice || !Array.isArray(profile.unmatched)) return {};
+  return { profile: { ...profile, unmatched: [...(profile.unmatched as unknown[]), notice] } };
+}
