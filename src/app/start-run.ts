@@ -62,6 +62,8 @@ export interface RunOptions {
   episodeSlots?: Slots;
   /** Where endpoint rate limits are kept (default: this process; `--queue`: Redis, shared with the workers). */
   rateGates?: RateGateFactory;
+  /** A budget shared with other runs (a sweep's --budget-usd): what they spent counts against this run's limit; `meter` hands over this run's. */
+  sharedBudget?: { othersUsd(): number; meter(meter: SpendMeter): void };
   /** Play the episodes elsewhere (`--queue`): opened once the run folder is known, closed when the run ends. */
   episodeQueue?: (run: { runDir: string; benchmark: string; config: ResolvedConfig['config'] }) => Promise<EpisodeDispatcher>;
 }
@@ -165,11 +167,18 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   if (unpriced.length) throw new UserError(`--budget-usd cannot be enforced: ${unpriced.join('; ')}`, 'budget_unpriced');
   const abort = new AbortController();
   const ended: RunEnd = { result: null, budget: null };
-  const meter = SpendMeter.forRun(runDir, prices, limits, (hit) => {
-    ended.budget = hit;
-    io.err(`\n${budgetStopLine(hit, bench.name, runDir)}\n`);
-    abort.abort();
-  });
+  const meter = SpendMeter.forRun(
+    runDir,
+    prices,
+    limits,
+    (hit) => {
+      ended.budget = hit;
+      io.err(`\n${budgetStopLine(hit, bench.name, runDir)}\n`);
+      abort.abort();
+    },
+    options.sharedBudget ? () => options.sharedBudget!.othersUsd() : undefined,
+  );
+  options.sharedBudget?.meter(meter);
 
   const handle = (done: Promise<RunEnd>): RunHandle => ({ benchmark: bench.name, runDir, config: cfg, stop: () => abort.abort(), done });
   const spentAlready = meter.reached();

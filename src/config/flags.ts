@@ -183,6 +183,11 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       path: null,
     },
     {
+      flags: '--dry-run',
+      description: "estimate the run's model calls, tokens, cost and time from the prompts it would send, print it and exit without a single call (default: run)",
+      path: null,
+    },
+    {
       flags: '--rate-limit <rps>',
       description: 'at most this many model requests per second per endpoint, shared by a --queue run and all its workers (default: memrl.llm.rate_limit, else no limit)',
       parse: decimal((n) => n > 0, 'a positive number of requests per second'),

@@ -31,6 +31,7 @@ import type { Rng } from '../util/rng.js';
 import { datasetProblem, type DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
 import { outcomeSchema, type Outcome } from './outcome.js';
+import { dryRunFactsSchema, type DryRunFacts } from './dry-run.js';
 
 /** What a reference tag carries (metrics/tensorboard/tags.ts's TagMetric). */
 const TAG_METRICS = ['acc', 'csr', 'avgSteps'] as const satisfies readonly TagMetric[];
@@ -309,6 +310,15 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   workerNeeds: fn<(config: Record<string, unknown>) => readonly WorkerNeed[]>([['config', z.record(z.unknown())]], z.array(z.enum(['bwrap', 'mariadb', 'containers'])).readonly())
     .optional()
     .describe("What its episodes need of a `memrl worker` with the local evaluator ('bwrap', 'mariadb', 'containers'), given the run's or sweep cell's config tree as written; `--queue` and sweeps route its jobs only to workers that have them. With the docker evaluator every benchmark needs a container engine instead. None: any worker."),
+  dryRun: fn<(settings: unknown, run: ResolvedConfig) => Promise<DryRunFacts>>(
+    [
+      ['settings', opaque<unknown>('S')],
+      ['run', opaque<ResolvedConfig>('ResolvedConfig')],
+    ],
+    z.promise(dryRunFactsSchema),
+  )
+    .optional()
+    .describe("What `memrl run <name> --dry-run` and `memrl sweep --dry-run` need to estimate calls, tokens, cost and time without a model call: task counts, the first prompts built with your prompt code, calls per episode, typical reply lengths. Read files only: no model, no sandbox, no network. Without it the estimate is one call per loaded task with the task's text as the prompt, and says so."),
   manifest: fn<(settings: unknown) => Record<string, unknown>>([['settings', opaque<unknown>('S')]], z.record(z.unknown()))
     .optional()
     .describe('Facts for run.json (default: its settings, secrets redacted, under its name).'),
@@ -343,9 +353,10 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
 type ModuleShape = z.infer<typeof benchmarkModuleSchema>;
 
 /** A benchmark's module; `S` is its settings (what `resolve` returns), `T` its task type. */
-export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Omit<ModuleShape, 'resolve' | 'judge' | 'manifest' | 'create'> {
+export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Omit<ModuleShape, 'resolve' | 'judge' | 'manifest' | 'create' | 'dryRun'> {
   resolve(tree: MemrlConfig, ctx: SettingsContext): S;
   judge?(settings: S): LlmSettings | null;
   manifest?(settings: S): Record<string, unknown>;
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
+  dryRun?(settings: S, run: ResolvedConfig<S>): Promise<DryRunFacts>;
 }

@@ -64,6 +64,8 @@ export class SpendMeter {
     readonly limits: BudgetLimits,
     /** Called once, when a billed call makes the spend reach a limit. */
     private readonly onReached?: (hit: BudgetHit) => void,
+    /** Dollars spent elsewhere that count against the same --budget-usd (a sweep's other cells). */
+    private readonly othersUsd: () => number = () => 0,
   ) {
     if (existsSync(file)) {
       let saved: { byRole?: Partial<Record<LedgerRole, Partial<SpendBucket>>> };
@@ -80,8 +82,8 @@ export class SpendMeter {
     }
   }
 
-  static forRun(runDir: string, prices: RolePrices, limits: BudgetLimits, onReached?: (hit: BudgetHit) => void): SpendMeter {
-    return new SpendMeter(join(runDir, SPEND_FILE), prices, limits, onReached);
+  static forRun(runDir: string, prices: RolePrices, limits: BudgetLimits, onReached?: (hit: BudgetHit) => void, othersUsd?: () => number): SpendMeter {
+    return new SpendMeter(join(runDir, SPEND_FILE), prices, limits, onReached, othersUsd);
   }
 
   /** One billed call (never a cache hit). */
@@ -146,7 +148,7 @@ export class SpendMeter {
     const spentTokens = this.tokens();
     if (tokens !== null && spentTokens >= tokens) return { kind: 'tokens', flag: '--budget-tokens', spent: spentTokens, limit: tokens };
     const cost = this.costUsd();
-    if (usd !== null && cost !== null && cost >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost, limit: usd };
+    if (usd !== null && cost !== null && cost + this.othersUsd() >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost + this.othersUsd(), limit: usd };
     return null;
   }
 

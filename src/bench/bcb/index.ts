@@ -65,6 +65,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   // Its tests run in the bubblewrap sandbox.
   workerNeeds: () => ['bwrap'],
   data: BCB_DATA,
+  dryRun: async (s, run) => (await import('./dry-run.js')).bcbDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [

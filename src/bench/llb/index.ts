@@ -73,6 +73,7 @@ export const llb: BenchmarkModule<LlbSettings> = {
     const task = (config.experiment as { task?: string } | undefined)?.task ?? llbDefaults.experiment!.task;
     return task === 'db' ? ['mariadb'] : ['bwrap'];
   },
+  dryRun: async (s, run) => (await import('./dry-run.js')).llbDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
   doctor: {
     local: async () => [
