@@ -71,6 +71,17 @@ export function schemaFor(registry: ConfigRegistry): ConfigSchemaType {
   return schema;
 }
 
+/**
+ * What a benchmark runs with when neither a file nor a flag says otherwise: the schema's
+ * defaults under its own (help text fills its `{a.b}` placeholders from this, so a
+ * plug-in that sets few defaults still shows the numbers it will run with).
+ */
+export function defaultsTree(registry: ConfigRegistry, part: BenchmarkConfigPart): unknown {
+  const tree = deepMerge(EVERY_BENCHMARK, part.defaults ?? {});
+  const parsed = schemaFor(registry).safeParse(tree);
+  return parsed.success ? parsed.data : tree;
+}
+
 /** A registered benchmark's config part; an unknown name is a one-line error with the nearest name. */
 export function benchmarkPart(registry: ConfigRegistry, name: string): BenchmarkConfigPart {
   const part = registry.benchmarks.find((b) => b.name === name);

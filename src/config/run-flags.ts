@@ -6,10 +6,10 @@
 import { commonRunFlags, EVALUATOR_FLAGS, fillDefaults, longName, type FlagDef } from './flags.js';
 import type { BenchmarkConfigPart } from './types.js';
 
-export function runFlagsFor(part: BenchmarkConfigPart, methods: readonly string[]): FlagDef[] {
+export function runFlagsFor(part: BenchmarkConfigPart, methods: readonly string[], defaults: unknown = part.defaults ?? {}): FlagDef[] {
   const reworded = (def: FlagDef): FlagDef => {
     const help = part.flagHelp?.[longName(def)] ?? def.description;
-    return { ...def, description: fillDefaults(help, part.defaults ?? {}) };
+    return { ...def, description: fillDefaults(help, defaults) };
   };
   const own = part.flags ?? [];
   const ownNames = new Set(own.map(longName));

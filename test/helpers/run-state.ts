@@ -3,7 +3,7 @@
  * command (timestamps, durations, cache provenance): what crash-resume and distributed
  * runs are compared on, byte for byte.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { readOutcomesArrow } from '../../src/metrics/outcome-arrow.js';
@@ -74,7 +74,8 @@ export function finalState(dir: string): Record<string, unknown> {
   return {
     outcomes: rows.rows.map(stripRow),
     arrow: readOutcomesArrow(join(dir, 'outcomes.arrow')).map(stripRow),
-    traces: lines(join(dir, 'traces.jsonl')),
+    // Multi-turn benchmarks only: a single-turn one writes no traces.jsonl.
+    traces: existsSync(join(dir, 'traces.jsonl')) ? lines(join(dir, 'traces.jsonl')) : [],
     // Every model call of every episode, as sent and answered (not when or whether from the cache).
     transcripts: readTranscripts(dir).map((t) => ({ ...t, calls: t.calls.map(({ latencyMs: _l, cached: _c, ...call }) => call) })),
     metrics: readFileSync(join(dir, 'metrics.json'), 'utf8'),
