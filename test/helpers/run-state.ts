@@ -65,6 +65,13 @@ function tensorboard(dir: string): string[] {
   return out;
 }
 
+/** A plug-in method's own snapshot, minus what it holds of commit times (`commit`'s `at` is the clock's). */
+function withoutTimes(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutTimes);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => !['at', 'createdAt', 'updatedAt'].includes(k)).map(([k, x]) => [k, withoutTimes(x)]));
+}
+
 /** Everything the final state is made of, minus timestamps, durations and paths. */
 export function finalState(dir: string): Record<string, unknown> {
   const rows = readOutcomeRows(join(dir, 'outcomes.jsonl'));
@@ -83,7 +90,8 @@ export function finalState(dir: string): Record<string, unknown> {
     checkpoint: {
       epochCompleted: ckpt.epochCompleted,
       validatedBeforeTraining: ckpt.validatedBeforeTraining,
-      memory: { ...ckpt.memory, records: ckpt.memory.records.map(stripMemory) },
+      // The engine's state has records with timestamps; a plug-in method's is its own snapshot, kept whole.
+      memory: Array.isArray(ckpt.memory?.records) ? { ...ckpt.memory, records: ckpt.memory.records.map(stripMemory) } : withoutTimes(ckpt.memory),
     },
     summary: { status: summary.status, epochsCompleted: summary.epochsCompleted, memory: summary.memory, metrics: summary.metrics },
     tensorboard: tensorboard(dir),
