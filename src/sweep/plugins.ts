@@ -24,14 +24,14 @@ export function sweepPlugins(file: string, cwd = process.cwd()): string[] {
     if (!existsSync(abs)) fail(src, file, ['plugins', i], `plugins[${i}]: ${given}: no such file (${abs}; a plug-in is relative to the sweep file's folder); fix the path`);
     add(abs);
   }
-  for (const where of ['set', ...((src.data.overrides as unknown[] | undefined) ?? []).map((_, i) => `overrides.${i}.set`)]) {
-    const set = where.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], src.data);
-    if (set && typeof set === 'object' && 'memrl.plugins' in set) {
-      fail(src, file, [...where.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)), 'memrl.plugins'], `${where}: memrl.plugins: name the sweep's plug-ins in its top-level plugins: list (every cell loads them)`);
+  // Every cell has the same plug-ins: a per-cell list would send cells of one sweep to workers with different code.
+  const overrides = Array.isArray(src.data.overrides) ? (src.data.overrides as unknown[]) : [];
+  const perCell: [KeyPath, unknown][] = [[['set'], src.data.set], [['axes'], src.data.axes], ...overrides.map((o, i): [KeyPath, unknown] => [['overrides', i, 'set'], (o as { set?: unknown } | null)?.set])];
+  for (const [where, keys] of perCell) {
+    if (keys !== null && typeof keys === 'object' && 'memrl.plugins' in keys) {
+      fail(src, file, [...where, 'memrl.plugins'], `${where.join('.')}: memrl.plugins: name the sweep's plug-ins in its top-level plugins: list (every cell loads them)`);
     }
   }
-  const axes = src.data.axes as Record<string, unknown> | undefined;
-  if (axes && typeof axes === 'object' && 'memrl.plugins' in axes) fail(src, file, ['axes', 'memrl.plugins'], "axes: memrl.plugins cannot be an axis; name the sweep's plug-ins in its top-level plugins: list");
   for (const base of baseFiles(src.data.base, here)) {
     if (!existsSync(base)) continue; // the sweep file's own check says so, with its line
     const cfg = readYamlFile(base);
