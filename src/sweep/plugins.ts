@@ -15,7 +15,7 @@ import { UserError } from '../util/errors.js';
 
 /** Absolute paths of the sweep file's plug-ins, in order, each once; a bad entry is one line naming the file and the line. */
 export function sweepPlugins(file: string, cwd = process.cwd()): string[] {
-  const src = readYamlFile(file);
+  const src = readYamlFile(resolve(cwd, file), file);
   const here = dirname(resolve(cwd, file));
   const out: string[] = [];
   const add = (path: string): void => void (out.includes(path) ? undefined : out.push(path));
@@ -24,7 +24,7 @@ export function sweepPlugins(file: string, cwd = process.cwd()): string[] {
     if (!existsSync(abs)) fail(src, file, ['plugins', i], `plugins[${i}]: ${given}: no such file (${abs}; a plug-in is relative to the sweep file's folder); fix the path`);
     add(abs);
   }
-  // Every cell has the same plug-ins: a per-cell list would send cells of one sweep to workers with different code.
+  // One set for the whole sweep: its axes are checked against it, and every cell's job carries it.
   const overrides = Array.isArray(src.data.overrides) ? (src.data.overrides as unknown[]) : [];
   const perCell: [KeyPath, unknown][] = [[['set'], src.data.set], [['axes'], src.data.axes], ...overrides.map((o, i): [KeyPath, unknown] => [['overrides', i, 'set'], (o as { set?: unknown } | null)?.set])];
   for (const [where, keys] of perCell) {
@@ -35,7 +35,11 @@ export function sweepPlugins(file: string, cwd = process.cwd()): string[] {
   for (const base of baseFiles(src.data.base, here)) {
     if (!existsSync(base)) continue; // the sweep file's own check says so, with its line
     const cfg = readYamlFile(base);
-    for (const given of listAt(cfg, base, ['memrl', 'plugins'], 'memrl.plugins')) add(resolve(cwd, given));
+    for (const [i, given] of listAt(cfg, base, ['memrl', 'plugins'], 'memrl.plugins').entries()) {
+      const abs = resolve(cwd, given);
+      if (!existsSync(abs)) fail(cfg, base, ['memrl', 'plugins', i], `memrl.plugins[${i}]: ${given}: no such file (${abs}; memrl.plugins is relative to the folder memrl runs in); fix the path`);
+      add(abs);
+    }
   }
   return out;
 }

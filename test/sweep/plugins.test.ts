@@ -104,7 +104,7 @@ describe('the example plug-ins in a sweep, in one process', () => {
     expect(manifest.plugins.sort()).toEqual([ARITH, MMLU, RECENT].sort());
   }, 300_000);
 
-  it('a plug-in path that does not exist, or plug-ins set per cell: one line naming the sweep file and line, exit 2, no sweep folder', async () => {
+  it('a plug-in path that does not exist (in the sweep file or its base), or plug-ins set per cell: one line naming the sweep file and line, exit 2, no sweep folder', async () => {
     const dir = join(work, 'bad');
     mkdirSync(dir, { recursive: true });
     const missing = join(dir, 'missing.yaml');
@@ -117,6 +117,13 @@ describe('the example plug-ins in a sweep, in one process', () => {
     const b = await memrl(['sweep', perCell, '--output-dir', 'bad-out'], dir);
     expect(b.code).toBe(2);
     expect(b.stderr.trim()).toBe(`memrl: ${perCell}:3: set: memrl.plugins: name the sweep's plug-ins in its top-level plugins: list (every cell loads them)`);
+    const base = join(dir, 'gone-base.yaml');
+    writeFileSync(base, ['llm: {provider: sim}', 'memrl:', '  plugins: [./gone.ts]', ''].join('\n'));
+    const fromBase = join(dir, 'from-base.yaml');
+    writeFileSync(fromBase, ['name: from-base', 'base: gone-base.yaml', 'axes:', '  benchmark: [arithmetic]', ''].join('\n'));
+    const d = await memrl(['sweep', fromBase, '--output-dir', 'bad-out'], dir);
+    expect(d.code).toBe(2);
+    expect(d.stderr.trim()).toBe(`memrl: ${base}:3: memrl.plugins[0]: ./gone.ts: no such file (${join(dir, 'gone.ts')}; memrl.plugins is relative to the folder memrl runs in); fix the path`);
     // Without the plug-in, its benchmark is unknown, and the line says where plug-ins are named.
     const none = join(dir, 'none.yaml');
     writeFileSync(none, ['name: none', 'axes:', '  benchmark: [arithmetic]', ''].join('\n'));
