@@ -57,9 +57,12 @@ export function registerSweepCommand(program: Command, registry: Registry): void
       const concurrency = positive('--concurrency', flags.concurrency);
       const budgetUsd = flags.budgetUsd === undefined ? undefined : positiveUsd(flags.budgetUsd);
       if (budgetUsd !== undefined && flags.queue) throw new UserError('--budget-usd with --queue: the cells run on workers, which this process cannot stop; set memrl.budget.usd per cell in the sweep file\'s set instead, or run the sweep here', 'bad_arguments');
+      // The sweep's plug-ins (its plugins: list, its base configs' memrl.plugins) before its axes are checked.
+      const { sweepRegistry } = await import('../../sweep/plugins.js');
+      const withPlugins = await sweepRegistry(file, registry);
       if (flags.dryRun) {
         const { sweepEstimateText } = await import('../../sweep/estimate-text.js');
-        process.stdout.write(await sweepEstimateText(file, registry, { maxRuns, perCell: true }));
+        process.stdout.write(await sweepEstimateText(file, withPlugins, { maxRuns, perCell: true }));
         return;
       }
       if (flags.queue) {
@@ -68,10 +71,10 @@ export function registerSweepCommand(program: Command, registry: Registry): void
         await checkReachable(queueTarget(flags.queue));
       }
       const { openSweep } = await import('../../sweep/prepare.js');
-      const sweepOpen = openSweep(file, flags.outputDir, registry);
+      const sweepOpen = openSweep(file, flags.outputDir, withPlugins);
       // What the cells still to run will cost, said before the first of them starts.
       const { sweepEstimateText } = await import('../../sweep/estimate-text.js');
-      process.stderr.write(await sweepEstimateText(file, registry, { maxRuns, perCell: false, cells: sweepOpen.cells.filter((c) => sweepOpen.state.cells.find((s) => s.id === c.id)?.status !== 'complete') }));
+      process.stderr.write(await sweepEstimateText(file, withPlugins, { maxRuns, perCell: false, cells: sweepOpen.cells.filter((c) => sweepOpen.state.cells.find((s) => s.id === c.id)?.status !== 'complete') }));
       let budget: import('../../sweep/budget.js').SweepBudget | undefined;
       const ac = new AbortController();
       let interrupts = 0;
@@ -94,7 +97,7 @@ export function registerSweepCommand(program: Command, registry: Registry): void
           process.stderr.write(renderCellStarts(cellStarts(sweepOpen)));
           const { SweepBudget } = await import('../../sweep/budget.js');
           budget = budgetUsd === undefined ? undefined : new SweepBudget(budgetUsd, sweepOpen.dir, sweepOpen.cells);
-          cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry, err: (t) => process.stderr.write(t), signal: ac.signal, ...(budget ? { budget } : {}) });
+          cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry: withPlugins, err: (t) => process.stderr.write(t), signal: ac.signal, ...(budget ? { budget } : {}) });
         }
         const { renderSweepStatus } = await import('../../sweep/status.js');
         const { readSweepState } = await import('../../sweep/state.js');
