@@ -57,11 +57,11 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
   const folder = new RunFolder(dir);
   if (!folder.hasManifest()) throw new UserError(`--resume ${dir}: no run.json there; point --resume at a run folder under results/${input.benchmark}/`, 'not_a_run_folder');
   const manifest = folder.readManifest();
-  if (typeof manifest.benchmark === 'string' && manifest.benchmark !== input.benchmark) {
+  if (manifest.benchmark !== input.benchmark) {
     throw new UserError(`--resume ${dir}: that is a ${manifest.benchmark} run; resume it with: memrl run ${manifest.benchmark} --resume ${dir}`, 'resume_mismatch');
   }
-  const recorded = manifest.config as Record<string, unknown> | undefined;
-  if (!recorded || typeof recorded !== 'object') {
+  const recorded = manifest.config;
+  if (!recorded) {
     throw new UserError(`--resume ${dir}: run.json records no config (written by an older memrl); rerun the original command with --resume ${dir}`, 'resume_mismatch');
   }
   // What this command sets explicitly: its flags, and the keys of a --config file.
@@ -97,7 +97,7 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
   const cfg = loadConfigFor(registry, undefined, {}, input.benchmark, {
     data: { tree, label: join(dir, 'run.json') },
     // The recorded config's relative paths are relative to where the run started.
-    cwd: typeof manifest.cwd === 'string' ? manifest.cwd : input.cwd,
+    cwd: manifest.cwd ?? input.cwd,
     ...(input.env ? { env: input.env } : {}),
   });
 

@@ -134,8 +134,15 @@ export interface ResolvedConfig<S = unknown> {
   unreadKeys: string[];
 }
 
+/**
+ * A config tree as a file or a layer writes it, before the schema reads it (and as
+ * run.json records it, redacted): the reference's YAML sections and keys plus memrl's
+ * own, open-ended by nature (a plug-in adds its section).
+ */
+export type ConfigTree = Record<string, unknown>;
+
 /** A nested defaults layer in the config file's shape: { llm: {...}, experiment: {...} }. */
-export type ConfigLayer = Record<string, Record<string, unknown>>;
+export type ConfigLayer = { [section: string]: ConfigTree };
 
 /** What a benchmark's settings resolver may use besides the validated tree. */
 export interface SettingsContext {

@@ -15,6 +15,7 @@ import type { BenchmarkConfigPart, DockerSettings, EvaluatorSettings, ResolvedCo
 import type { SimPlayer } from '../llm/sim/model.js';
 import type { ChatModel, InjectedMemoryHint, Phase } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
+import type { EvaluatorFacts } from '../env/contract.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
 import type { ReferencePrompt } from '../util/fidelity.js';
 import type { FidelityTarget } from './fidelity.js';
@@ -51,11 +52,20 @@ export interface EpisodeContext {
   log: Logger;
 }
 
+/** A data file the tasks came from, for run.json; `name`, `release` and `url` say where memrl downloaded it from, when it did. */
+export interface DataSource {
+  path: string;
+  sha256: string;
+  name?: string;
+  release?: string;
+  url?: string;
+}
+
 export interface LoadedTasks<T extends TaskBase> {
   train: T[];
   valid: T[];
   /** Files read, with sha256, for the run manifest. */
-  sources: { path: string; sha256: string }[];
+  sources: DataSource[];
   /** Human description of the split, e.g. 'full_seed123.json (798/342)'. */
   splitLabel: string;
 }
@@ -76,7 +86,7 @@ export interface Benchmark<T extends TaskBase = TaskBase> {
   /** The offline simulator's player for this benchmark's tasks. */
   simPlayer(tasks: T[]): SimPlayer;
   /** Evaluator facts for the run manifest (versions, modes). */
-  describeEvaluator(): Promise<Record<string, unknown>>;
+  describeEvaluator(): Promise<EvaluatorFacts>;
   /** Releases evaluator resources (containers, bridges) at the end of a run, whatever its outcome. */
   close?(): Promise<void>;
 }
@@ -118,8 +128,8 @@ export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Benc
   examples?: readonly string[];
   /** The reference TensorBoard tag set its scalars also use ('other': memrl's tags only). */
   tagFamily?: TagFamily;
-  /** Facts for run.json (default: its settings, secrets redacted, under its name). */
-  manifest?(settings: S): Record<string, unknown>;
+  /** Its section of run.json, recorded under its name (default: its settings, secrets redacted). */
+  manifest?(settings: S): unknown;
   /** The runnable benchmark for one run (import heavy parts here, dynamically). */
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
   /** `memrl doctor`: readiness of its local evaluator, and images its docker runs may use beyond its slots. */

@@ -13,7 +13,9 @@
  */
 import type { MemoryRecord } from '../memory/types.js';
 import type { TagFamily } from '../metrics/tensorboard/tags.js';
-import type { RunSummary } from '../metrics/summary.js';
+import type { MetricsJson } from './run-files/metrics.js';
+import type { RunEndSummary, RunStatus } from './run-files/summary.js';
+import type { TraceLine } from './run-files/traces.js';
 import type { Transcript } from '../metrics/transcripts.js';
 import type { OutcomeRow } from './outcome.js';
 
@@ -28,14 +30,8 @@ export interface RunInfo {
   validTaskIds: readonly string[];
 }
 
-/** One episode's full conversation (multi-turn benchmarks), kept beside its row. */
-export interface Trace {
-  taskId: string;
-  taskIndex: number;
-  epoch: number;
-  phase: string;
-  transcript: unknown;
-}
+/** One episode's full conversation (multi-turn benchmarks), kept beside its row (a traces.jsonl line without the benchmark). */
+export type Trace = Omit<TraceLine, 'benchmark'>;
 
 export interface RunStartEvent {
   info: RunInfo;
@@ -53,8 +49,8 @@ export interface EpochEndEvent {
   info: RunInfo;
   epoch: number;
   epochs: number;
-  /** Metrics over every row so far. */
-  metrics: RunSummary;
+  /** Metrics over every row so far (metrics.json). */
+  metrics: MetricsJson;
   /** Every row so far, in commit order. */
   rows: readonly OutcomeRow[];
   /** Memories after the epoch. */
@@ -65,9 +61,9 @@ export interface EpochEndEvent {
 
 export interface RunEndEvent {
   info: RunInfo;
-  status: 'complete' | 'interrupted' | 'failed';
-  /** summary.json as the runner composed it. */
-  summary: Record<string, unknown>;
+  status: RunStatus;
+  /** summary.json as the runner composed it (the reporter adds the format). */
+  summary: RunEndSummary;
   /** The memory at the end. */
   records: readonly Readonly<MemoryRecord>[];
 }

@@ -23,6 +23,7 @@ import type { Benchmark, InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { Experience, MethodInstance, MethodModule, Retrieval } from '../core/method.js';
 import { parseOutcomeRow, type Outcome, type OutcomePhase, type OutcomeRow } from '../core/outcome.js';
 import type { Reporter, ReporterMap, RunInfo, Trace } from '../core/reporter.js';
+import type { Headline, RunComposition, RunEndSummary } from '../core/run-files/index.js';
 import type { Embedder } from '../embed/types.js';
 import { canonicalJson, ReplayMissError } from '../llm/cache.js';
 import { LEDGER_ROLES, UsageLedger, type LedgerSnapshot } from '../llm/ledger.js';
@@ -81,7 +82,7 @@ export interface RunPlan<T extends TaskBase = TaskBase> {
   runDir: string;
   resume: boolean;
   /** Redacted resolved config and other facts for run.json. */
-  manifest: Record<string, unknown>;
+  manifest: RunComposition;
   /** Stop as failed when more than this share of an epoch's episodes end in `error` (default: never). */
   maxErrorRate?: number;
   /** Stop (resumably) once this many model calls in a row to an endpoint that answered before failed after their retries (default: never). */
@@ -108,7 +109,7 @@ export interface RunResult {
   interrupted: boolean;
   /** Why the run stopped as failed (too many error episodes), if it did. */
   failure?: string;
-  summary: Record<string, unknown>;
+  summary: RunEndSummary;
 }
 
 interface IndexedTask<T> {
@@ -661,7 +662,7 @@ async function scheduleIn<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const evaluatorAtEnd = await bench.describeEvaluator().catch(() => undefined);
   const evaluatorChanged = evaluatorAtEnd !== undefined && canonicalJson(evaluatorAtEnd) !== canonicalJson(evaluator);
   if (evaluatorChanged) log.warn({ event: 'evaluator_changed', evaluator: evaluatorAtEnd }, 'the evaluator ended otherwise than it started: summary.json evaluatorAtEnd');
-  const summary = {
+  const summary: RunEndSummary = {
     status,
     ...(failure ? { failure } : {}),
     ...(evaluatorChanged ? { evaluatorAtEnd } : {}),
@@ -710,7 +711,7 @@ function sameRetrieval(retrieval: Retrieval, row: OutcomeRow): boolean {
   return pick(retrieval.fields) === pick(row) && JSON.stringify(retrieval.record) === JSON.stringify(row.extra?.retrieval);
 }
 
-function headline(m: RunSummary['train']): Record<string, unknown> {
+function headline(m: RunSummary['train']): Headline {
   return { tasks: m.tasks, last: m.last, lastExcludingErrors: m.lastExcludingErrors, csr: m.csrFinal, forgettingFlip: m.forgettingFlip, forgettingMax: m.forgettingMax, bwt: m.bwt };
 }
 

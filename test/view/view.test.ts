@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTranscripts } from '../../src/metrics/transcripts.js';
+import { readTranscripts } from '../../src/core/run-files/transcripts.js';
 import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
 import { tempDir } from '../helpers/temp.js';

@@ -49,7 +49,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   ],
   resolve: resolveAlfworldSettings,
   tagFamily: 'alfworld',
-  manifest: (s) => ({ alfworld: { ...s, env: s.env === 'standin' ? 'household-standin' : 'alfworld' } }),
+  manifest: (s) => ({ ...s, env: s.env === 'standin' ? 'household-standin' : 'alfworld' }),
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
   doctor: {
     local: async () => {

@@ -40,7 +40,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   // The reference runs BCB validation only when asked (bcb_run_validation).
   runValidation: (tree) => tree.experiment.bcb_run_validation,
   tagFamily: 'bcb',
-  manifest: (s) => ({ bcb: s }),
+  manifest: (s) => s,
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [

@@ -40,6 +40,6 @@ export const hle: BenchmarkModule<HleSettings> = {
   memoryParams: (p) => ({ ...p, qInitPos: 1, qInitNeg: 0 }),
   judge: hleJudge,
   tagFamily: 'hle',
-  manifest: ({ client: _client, ...s }) => ({ hle: redactConfig(s) }),
+  manifest: ({ client: _client, ...s }) => redactConfig(s),
   create: async (s, run) => (await import('./benchmark.js')).createHleRun(s, run),
 };

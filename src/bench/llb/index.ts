@@ -52,7 +52,7 @@ export const llb: BenchmarkModule<LlbSettings> = {
   referencePrompts: LLB_REFERENCE_PROMPTS,
   fidelityTargets: async () => (await import('./fidelity.js')).llbFidelityTargets(),
   tagFamily: 'llb',
-  manifest: (s) => ({ llb: { ...s } }),
+  manifest: (s) => ({ ...s }),
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
   doctor: {
     local: async () => [

@@ -1,12 +1,13 @@
 /**
  * transcripts.jsonl.gz (+ transcript-parts.jsonl.gz): every model call of every episode,
  * written as batches commit, kept consistent with outcomes.jsonl across resumes (see
- * metrics/transcripts.ts for the format).
+ * core/run-files/transcripts.ts for the format).
  */
 import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, RunStartEvent } from '../../core/reporter.js';
-import { TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter, type Transcript } from '../../metrics/transcripts.js';
+import { TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter } from '../../core/run-files/transcripts.js';
+import type { Transcript } from '../../metrics/transcripts.js';
 
 export class TranscriptsReporter implements Reporter {
   private writer: TranscriptWriter | null = null;
