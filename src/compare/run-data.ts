@@ -119,7 +119,7 @@ export function runDataFromSummary(summary: SummaryJson, id: string): RunData {
 
 function describeEvaluator({ backend, mode, pythonVersion }: EvaluatorFacts): string | null {
   if (backend === undefined) return null;
-  return [backend, mode !== undefined ? ` ${mode}` : '', pythonVersion !== undefined ? `, python ${pythonVersion}` : ''].join('');
+  return [backend, mode !== undefined ? ` ${mode}` : '', pythonVersion != null ? `, python ${pythonVersion}` : ''].join('');
 }
 
 export function isSolved(status: string): boolean {

@@ -5,6 +5,7 @@
  */
 import { isPlaceholderKey } from './credentials.js';
 import { REDACTED, redactUrlCredentials } from '../llm/redact.js';
+import type { ConfigTree } from './yaml-source.js';
 
 export { REDACTED };
 
@@ -19,7 +20,7 @@ export function redactConfig<T>(value: T): T {
 function walk(value: unknown, key?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => walk(item));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    const out: ConfigTree = {};
     for (const [k, child] of Object.entries(value)) out[k] = walk(child, k);
     return out;
   }
@@ -36,8 +37,8 @@ export { redactUrlCredentials };
  * model, the local embedder) are left out, so no made-up key or URL is displayed.
  */
 export function withoutUnusedEndpoints<T>(tree: T): T {
-  const out = structuredClone(tree) as Record<string, Record<string, unknown> | undefined>;
-  const drop = (section: Record<string, unknown> | undefined) => {
+  const out = structuredClone(tree) as Record<string, ConfigTree | undefined>;
+  const drop = (section: ConfigTree | undefined) => {
     if (!section) return;
     for (const k of ['api_key', 'base_url', 'api_version']) delete section[k];
   };

@@ -7,7 +7,9 @@ import type { Fidelity } from '../util/fidelity.js';
 import type { Env } from './interpolate.js';
 import type { FlagDef, FlagValues } from './flags.js';
 import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method } from './schema.js';
-import type { KeyPath } from './yaml-source.js';
+import type { ConfigTree, KeyPath } from './yaml-source.js';
+
+export type { ConfigTree };
 
 export interface LlmSettings {
   provider: 'openai' | 'sim';
@@ -134,12 +136,8 @@ export interface ResolvedConfig<S = unknown> {
   unreadKeys: string[];
 }
 
-/**
- * A config tree as a file or a layer writes it, before the schema reads it (and as
- * run.json records it, redacted): the reference's YAML sections and keys plus memrl's
- * own, open-ended by nature (a plug-in adds its section).
- */
-export type ConfigTree = Record<string, unknown>;
+/** Config values by dotted key (`memory.k_retrieve: 5`), as a sweep file or a variant sets them. */
+export type ConfigAssignments = Record<string, unknown>;
 
 /** A nested defaults layer in the config file's shape: { llm: {...}, experiment: {...} }. */
 export type ConfigLayer = { [section: string]: ConfigTree };

@@ -60,6 +60,9 @@ export interface RetrievalFields {
   explored?: boolean;
 }
 
+/** A method's own account of a retrieval decision (the row's extra.retrieval): plain JSON, open-ended (each method its own). */
+export type RetrievalRecord = Record<string, unknown>;
+
 export interface Retrieval {
   memories: InjectedMemory[];
   fields: RetrievalFields;
@@ -71,7 +74,7 @@ export interface Retrieval {
    * a model (Self-RAG's gate and labels) needs to show that decision, so the runner puts
    * it in the row's `extra.retrieval`. Part of the attempt: resume compares it too.
    */
-  record?: Record<string, unknown>;
+  record?: RetrievalRecord;
 }
 
 /** What a finished training episode hands to the barrier. Plain JSON: it is journaled. */
@@ -96,6 +99,12 @@ export interface CommitEffects {
   /** Q updates in the order applied; `experience` indexes the experiences given to commit. */
   qUpdates?: { experience: number; memoryId: string; before: number; after: number }[];
 }
+
+/**
+ * A method's statistics for summary.json `memory`: open-ended, each method its own (the
+ * built-ins give memory/stats.ts's counts and Q summary, plus their settings).
+ */
+export type MethodStats = Record<string, unknown>;
 
 export interface MethodInstance {
   /** Called once the tasks are known, before any retrieval (e.g. to embed their keys). */
@@ -126,7 +135,7 @@ export interface MethodInstance {
   /** Every memory, for memories.jsonl. */
   records(): readonly Readonly<MemoryRecord>[];
   /** Memory statistics for summary.json. */
-  stats(): Record<string, unknown>;
+  stats(): MethodStats;
   /** Number of memories (the epoch lines print it). */
   readonly size: number;
   /** Release what the method holds open (a server, a database); called once when the run ends. */

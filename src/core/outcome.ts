@@ -11,7 +11,10 @@ import { MemrlError, type FaultKind } from '../util/errors.js';
 
 export { OUTCOME_STATUSES, OUTCOME_PHASES, outcomeRowSchema, parseOutcomeRow, type OutcomeRow, type OutcomePhase } from '../metrics/outcome-row.js';
 export type { OutcomeStatus } from '../metrics/outcome-row.js';
-import type { OutcomeStatus } from '../metrics/outcome-row.js';
+import type { OutcomeRow, OutcomeStatus } from '../metrics/outcome-row.js';
+
+/** An outcome's benchmark-specific details, kept in its row's `extra` (open-ended: each benchmark its own). */
+export type OutcomeExtra = NonNullable<OutcomeRow['extra']>;
 
 export interface Outcome {
   status: OutcomeStatus;
@@ -25,7 +28,7 @@ export interface Outcome {
   trajectory: string;
   usage: TokenUsage;
   /** Benchmark-specific details kept in the outcome row (a `transcript` goes to traces.jsonl, an `evaluatorOutput` to the episode's record in transcripts.jsonl.gz). */
-  extra?: Record<string, unknown>;
+  extra?: OutcomeExtra;
 }
 
 /** What an episode had when it failed: kept in the error row. */
@@ -33,7 +36,7 @@ export interface PartialEpisode {
   steps?: number;
   trajectory?: string;
   usage?: TokenUsage;
-  extra?: Record<string, unknown>;
+  extra?: OutcomeExtra;
 }
 
 /**

@@ -19,7 +19,7 @@ export interface EvaluatorFacts {
   /** Where episodes are scored (e.g. local-bwrap, docker, os-sandbox). */
   backend?: string;
   mode?: string;
-  pythonVersion?: string;
+  pythonVersion?: string | null;
   /** Tasks that cannot pass here whatever the model writes (e.g. a task importing a library the sandbox lacks). */
   blockedTasks?: { taskId: string; reason: string }[];
   [fact: string]: unknown;
@@ -37,6 +37,12 @@ export interface OpenedEnv {
   /** Releases everything still held (containers, sessions, processes). The backend is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/**
+ * One JSON line of a peer process's protocol (a request, or its reply): open-ended, each
+ * peer its own fields (`cmd`, `id`, `ok`, …); read a reply's fields as unknown.
+ */
+export type PeerMessage = Record<string, unknown>;
 
 /**
  * A long-lived peer process we talk to over its stdio: a bridge, a fork server. A

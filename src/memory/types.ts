@@ -8,6 +8,15 @@ export type MemoryMethod = 'none' | 'rag' | 'memp' | 'memrl';
 export type BuildStrategy = 'proceduralization' | 'trajectory' | 'script';
 export type UpdateStrategy = 'adjustment' | 'vanilla' | 'validation';
 
+/** Where a memory came from, as its writer records it; a method may add its own fields. */
+export interface MemoryMeta {
+  taskId?: string;
+  epoch?: number;
+  phase?: string;
+  status?: string;
+  [field: string]: unknown;
+}
+
 export interface MemoryRecord {
   id: string;
   /** The intent key this memory is filed under (an index key; may be shared by a bucket). */
@@ -22,7 +31,7 @@ export interface MemoryRecord {
   updatedAt: number;
   /** Ids of the memories injected when the episode that wrote this one ran. */
   relatedIds: string[];
-  meta: Record<string, unknown>;
+  meta: MemoryMeta;
   /** The task's own key text, when the memory was filed under a different (similar) key's bucket. */
   sourceKey?: string;
 }
@@ -104,7 +113,7 @@ export interface NewMemory {
   phaseAKeys: PhaseAKey[];
   content: string;
   success: boolean;
-  meta: Record<string, unknown>;
+  meta: MemoryMeta;
 }
 
 export interface CommitReport {

@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, Retrieval, RetrievalQuery } from '../core/method.js';
+import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, MethodStats, Retrieval, RetrievalQuery } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { experienceText } from './experience.js';
@@ -124,7 +124,7 @@ class Mem0Method implements MethodInstance {
     });
   }
 
-  stats(): Record<string, unknown> {
+  stats(): MethodStats {
     return { ...computeStats(this.records(), this.bridge.memories.length), experiences: this.bridge.ops.length, infer: this.settings.infer, limit: this.limit };
   }
 

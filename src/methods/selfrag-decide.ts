@@ -11,6 +11,7 @@
  */
 import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { loadTemplate, render } from '../util/template.js';
 import { METHOD_PROMPT_DIR } from './experience.js';
 
@@ -61,7 +62,7 @@ export class UnparseableReply extends Error {
 }
 
 /** The JSON object in a reply: the whole text, or from its first `{` to its last `}` (models like to wrap it). */
-export function extractJsonObject(raw: string): Record<string, unknown> {
+export function extractJsonObject(raw: string): JsonObject {
   const text = raw.trim();
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
@@ -72,8 +73,8 @@ export function extractJsonObject(raw: string): Record<string, unknown> {
   } catch (err) {
     throw new UnparseableReply(`invalid JSON: ${errorMessage(err)}`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UnparseableReply('the reply is not a JSON object');
-  return value as Record<string, unknown>;
+  if (!isJsonObject(value)) throw new UnparseableReply('the reply is not a JSON object');
+  return value;
 }
 
 /** true/false, also as the strings a model sometimes writes; anything else is false (as the reference reads it). */
@@ -99,8 +100,8 @@ export function parseDecision(raw: string, candidateIds: readonly string[]): Dec
   const seen = new Set<string>();
   const docs: DocLabel[] = [];
   for (const item of Array.isArray(obj.docs) ? obj.docs : []) {
-    if (!item || typeof item !== 'object') continue;
-    const d = item as Record<string, unknown>;
+    if (!isJsonObject(item)) continue;
+    const d = item;
     const id = d.id === undefined || d.id === null ? '' : String(d.id);
     if (!known.has(id) || seen.has(id)) continue;
     seen.add(id);

@@ -18,7 +18,7 @@
  */
 import { z } from 'zod';
 import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, Retrieval, RetrievalQuery } from '../core/method.js';
+import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, MethodStats, Retrieval, RetrievalQuery, RetrievalRecord } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
@@ -118,7 +118,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot / (Math.max(Math.sqrt(na), NORM_FLOOR) * Math.max(Math.sqrt(nb), NORM_FLOOR));
 }
 
-function labelOf(d: DocLabel | undefined): Record<string, unknown> {
+function labelOf(d: DocLabel | undefined) {
   return d ? { selected: d.selected, relevance: d.relevance, support: d.support, utility: d.utility } : { selected: false, labelled: false };
 }
 
@@ -173,8 +173,8 @@ class SelfRag implements MethodInstance {
   private async retrieveOne(task: TaskBase, query: RetrievalQuery): Promise<Retrieval> {
     const mode = this.settings.retrieval_mode;
     const found = mode === 'never' ? [] : await this.candidates(task, query.signal);
-    const record: Record<string, unknown> = { mode, candidates: found.map((c) => ({ id: c.item.id, sim: c.sim })) };
-    const done = (chosen: Candidate[], extra: Record<string, unknown> = {}): Retrieval => this.retrieval(chosen, found.length, { ...record, ...extra, selected: chosen.map((c) => c.item.id) });
+    const record: RetrievalRecord = { mode, candidates: found.map((c) => ({ id: c.item.id, sim: c.sim })) };
+    const done = (chosen: Candidate[], extra: RetrievalRecord = {}): Retrieval => this.retrieval(chosen, found.length, { ...record, ...extra, selected: chosen.map((c) => c.item.id) });
     if (mode !== 'adaptive' || found.length === 0) return done(found);
 
     const calls: DecisionCalls = {
@@ -184,7 +184,7 @@ class SelfRag implements MethodInstance {
       attempts: this.settings.max_decision_retries,
       ...(query.signal ? { signal: query.signal } : {}),
     };
-    const fallback = (stage: string, error: string | undefined, extra: Record<string, unknown>): Retrieval => {
+    const fallback = (stage: string, error: string | undefined, extra: RetrievalRecord): Retrieval => {
       const to = this.settings.fallback_on_error ? 'top-k' : 'none';
       this.ctx.log.warn({ event: 'selfrag_fallback', task: task.id, stage, error, to }, 'Self-RAG reply unparseable; falling back');
       return done(this.settings.fallback_on_error ? found : [], { ...extra, fallback: to });
@@ -212,7 +212,7 @@ class SelfRag implements MethodInstance {
     return done(chosen, { gate: gateRecord, decision: decisionRecord, fallback: null });
   }
 
-  private retrieval(chosen: Candidate[], pool: number, record: Record<string, unknown>): Retrieval {
+  private retrieval(chosen: Candidate[], pool: number, record: RetrievalRecord): Retrieval {
     const memories: InjectedMemory[] = chosen.map(({ item, sim }) => ({ id: item.id, key: item.key, success: item.success, taskId: item.taskId, content: item.content, q: 0, sim }));
     return { memories, fields: { retrievedIds: memories.map((m) => m.id), retrievedSim: memories.map((m) => m.sim), pool, explored: false }, record };
   }
@@ -260,7 +260,7 @@ class SelfRag implements MethodInstance {
     }));
   }
 
-  stats(): Record<string, unknown> {
+  stats(): MethodStats {
     return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK };
   }
 }

@@ -21,6 +21,7 @@ import { schemaFor } from '../config/load.js';
 import { closest } from '../config/issues.js';
 import { schemaLeaves } from '../config/schema-walk.js';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
+import type { ConfigAssignments } from '../config/types.js';
 import type { Registry } from '../app/registry.js';
 import { UserError } from '../util/errors.js';
 
@@ -28,7 +29,7 @@ import { UserError } from '../util/errors.js';
 export const NAMED_AXES = ['benchmark', 'method', 'seed'] as const;
 
 /** Benchmark axis values that name a variant, as the results table's columns do. */
-export const BENCHMARK_VARIANTS: Readonly<Record<string, { benchmark: string; set: Record<string, unknown> }>> = {
+export const BENCHMARK_VARIANTS: Readonly<Record<string, { benchmark: string; set: ConfigAssignments }>> = {
   'llb-db': { benchmark: 'llb', set: { 'experiment.task': 'db' } },
   'llb-os': { benchmark: 'llb', set: { 'experiment.task': 'os' } },
 };
@@ -53,9 +54,9 @@ export interface SweepSpec {
   file: string;
   /** Absolute path of the base config by benchmark axis value ('*': every one), if any (else the quickstart defaults). */
   base: Record<string, string>;
-  set: Record<string, unknown>;
+  set: ConfigAssignments;
   axes: Record<string, (string | number | boolean | null)[]>;
-  overrides: { when: Record<string, string | number | boolean | null>; set: Record<string, unknown> }[];
+  overrides: { when: Record<string, string | number | boolean | null>; set: ConfigAssignments }[];
 }
 
 export function readSweepFile(path: string, registry: Registry): SweepSpec {

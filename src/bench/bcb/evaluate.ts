@@ -18,6 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeStatus } from '../../core/index.js';
+import type { EvaluatorFacts } from '../../env/contract.js';
 import type { SandboxLimits } from '../../env/limits.js';
 import type { PythonWarmup } from '../../env/python-tests/contract.js';
 import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
@@ -269,7 +270,7 @@ export async function evaluateBcb(
  * libraries it lacks, limits, harness checksum. Never throws; an unusable sandbox
  * is reported.
  */
-export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<Record<string, unknown>> {
+export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<EvaluatorFacts> {
   const { localBcbEvaluator } = await import('./evaluator.js');
   const { backend: _backend, ...facts } = await localBcbEvaluator(opts.python, opts.timeoutSec).describe();
   return facts;

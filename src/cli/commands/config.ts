@@ -5,7 +5,7 @@
  * os` checks exactly what `memrl run llb --task os` would use. A bad file prints one
  * line naming file, line and key, and sets exit code 2.
  */
-import { Command, Option } from 'commander';
+import { Command, Option, type OptionValues } from 'commander';
 import { stringify } from 'yaml';
 import { explainText, loadConfig } from '../../app/config.js';
 import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
@@ -34,7 +34,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     'memrl config --benchmark llb --task os --derived   # the settings a run would use',
     'memrl config --explain --benchmark hle             # every key, its default and meaning',
   ]);
-  cmd.action((_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
+  cmd.action((_file: string | undefined, opts: OptionValues, self: Command) => {
     const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
     try {
       if (opts.explain) {

@@ -12,7 +12,7 @@ export const EvaluatorFactsSchema = z
   .object({
     backend: z.string().optional(),
     mode: z.string().optional(),
-    pythonVersion: z.string().optional(),
+    pythonVersion: z.string().nullable().optional(),
     blockedTasks: z.array(z.object({ taskId: z.string(), reason: z.string() }).strict()).optional(),
   })
   .catchall(z.unknown());
