@@ -1,7 +1,8 @@
 /**
  * A run folder (results/<benchmark>/<run-id>/) as the runner owns it: its manifest
  * (run.json), its epoch checkpoint, and the rows already on disk when resuming. The
- * other files are the reporters' (runner/reporters/):
+ * other files are the reporters' (runner/reporters/); each file's schema and format is
+ * in src/core/run-files/:
  *
  *   run.json          manifest: redacted config, versions, data hashes, model, seed
  *   checkpoint.json   the whole learning state at the last completed epoch (checkpoint.prev.json: the one before)
@@ -140,7 +141,9 @@ export class RunFolder {
 
   /** `journaled`: finished episodes of the unfinished epoch taken over from the journal. */
   noteResume(at: string, fromEpoch: number, journaled: number): void {
-    this.updateManifest({ resumes: [...(this.readManifest().resumes ?? []), { at, fromEpoch, journaled }] });
+    // The earlier entries as written (checked with the whole file by updateManifest).
+    const earlier = this.readRawManifest().resumes;
+    this.updateManifest({ resumes: [...(Array.isArray(earlier) ? (earlier as NonNullable<RunJson['resumes']>) : []), { at, fromEpoch, journaled }] });
   }
 
   /**

@@ -205,28 +205,23 @@ describe('a folder of an older format is read; a newer one is refused in one lin
     cpSync(FORMAT_1, dir, { recursive: true });
     // run.json as a hand-made or early folder has it: no format, the essentials only.
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ benchmark: 'hle', method: 'memrl', model: 'sim', seed: 7, resumes: [{ at: 'x', fromEpoch: 1 }] }));
-    // summary.json and metrics from before lastExcludingErrors, usage before the cache counts.
+    // summary.json and metrics from before lastExcludingErrors.
     const summary = json(join(dir, 'summary.json')) as { [k: string]: any };
     delete summary.memrlRunFormat;
     delete summary.train.lastExcludingErrors;
     for (const e of summary.metrics.train.epochs) delete e.accExcludingErrors;
     delete summary.metrics.train.lastExcludingErrors;
-    for (const b of Object.values(summary.usage.byRole) as { [k: string]: unknown }[]) delete b.cachedCalls;
     writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
     // checkpoint format 1: reflection's attempts beside the engine's snapshot.
     const ckpt = json(join(dir, 'checkpoint.json')) as { [k: string]: unknown };
     writeFileSync(join(dir, 'checkpoint.json'), JSON.stringify({ ...ckpt, version: 1, attempts: { t: ['a'] } }));
-    // q-history from before `success` was kept.
-    writeFileSync(join(dir, 'q-history.jsonl'), '{"epoch":1,"ids":["m1"],"q":[0.5]}\n');
 
     const run = readRunFolder(dir);
     expect(run.manifest).toMatchObject({ memrlRunFormat: 1, env: 'hle', simulated: true, embedder: NOT_RECORDED, epochs: 0, trainTaskIds: [], evaluator: {}, resumes: [{ at: 'x', fromEpoch: 1, journaled: 0 }] });
     expect(run.split).toBeNull();
     expect(run.summary!.train.lastExcludingErrors).toBeNull();
     expect(run.summary!.metrics.train.epochs[0]!.accExcludingErrors).toBeNull();
-    expect(run.summary!.usage.byRole.agent.cachedCalls).toBe(0);
     expect(new RunFolder(dir).readCheckpoint()).toMatchObject({ version: 2, memory: { attempts: { t: ['a'] } } });
-    expect(readQHistory(join(dir, 'q-history.jsonl'))).toEqual([{ epoch: 1, ids: ['m1'], q: [0.5], success: [] }]);
     // What every memrl wrote must be there.
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ benchmark: 'hle', method: 'memrl', model: 'sim' }));
     expect(() => readRunFolder(dir)).toThrow(/run\.json: field `seed`: missing/);

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { formatOf, parseRunFile } from './format.js';
-import { LedgerSnapshotSchema, migrateUsageV1 } from './usage.js';
+import { LedgerSnapshotSchema } from './usage.js';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 export const PREVIOUS_CHECKPOINT_FILE = 'checkpoint.prev.json';
@@ -29,8 +29,8 @@ export const CheckpointSchema = z
 export type Checkpoint = z.infer<typeof CheckpointSchema> & { memory: unknown };
 
 function migrateCheckpointV1(c: { [key: string]: unknown }): { [key: string]: unknown } {
-  const { memory, attempts, ledger, ...rest } = c;
-  return { ...rest, version: CHECKPOINT_VERSION, memory: { ...(memory as object), ...(attempts ? { attempts } : {}) }, ledger: migrateUsageV1(ledger) };
+  const { memory, attempts, ...rest } = c;
+  return { ...rest, version: CHECKPOINT_VERSION, memory: { ...(memory as object), ...(attempts ? { attempts } : {}) } };
 }
 
 /**

@@ -26,15 +26,11 @@ export function qSnapshotLine(s: QSnapshot): string {
   return `${JSON.stringify(s)}\n`;
 }
 
-/** Format 1 lines from before `success` was kept: none known (the analyses that need it skip those epochs). */
-function migrateQLineV1(value: unknown): unknown {
-  return typeof value === 'object' && value !== null && !('success' in value) ? { ...value, success: [] } : value;
-}
-
 /**
  * The snapshots in epoch order (the last line of an epoch wins); a missing file is none.
  * A line that does not parse is skipped: only the last can be torn (a kill mid-append),
- * and its epoch runs again on resume and writes it whole.
+ * and its epoch runs again on resume and writes it whole. The lines are the same in
+ * formats 1 and 2.
  */
 export function readQHistory(path: string): QSnapshot[] {
   if (!existsSync(path)) return [];
@@ -47,7 +43,7 @@ export function readQHistory(path: string): QSnapshot[] {
     } catch {
       continue;
     }
-    const parsed = QSnapshotSchema.safeParse(migrateQLineV1(value));
+    const parsed = QSnapshotSchema.safeParse(value);
     if (parsed.success) out.set(parsed.data.epoch, parsed.data);
   }
   return [...out.values()].sort((a, b) => a.epoch - b.epoch);

@@ -163,7 +163,7 @@ function migrateRunJsonV1(doc: { [key: string]: unknown }, file: string): { [key
     if (doc[key] === undefined) throw new RunFileError(`${file}: field \`${key}\`: missing (every memrl writes it); this run folder was not written by memrl, or was edited`);
   }
   const dataset = typeof doc.dataset === 'object' && doc.dataset !== null ? (doc.dataset as { [key: string]: unknown }) : {};
-  const resumes = Array.isArray(doc.resumes) ? doc.resumes.map((r: unknown) => (typeof r === 'object' && r !== null ? { journaled: 0, ...r } : r)) : undefined;
+  const resumes = Array.isArray(doc.resumes) ? doc.resumes.map((r: unknown) => (typeof r === 'object' && r !== null ? { ...r, journaled: (r as { journaled?: unknown }).journaled ?? 0 } : r)) : undefined;
   return {
     memrlRunFormat: 1,
     ...doc,

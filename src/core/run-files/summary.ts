@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { EvaluatorFactsSchema } from './evaluator.js';
 import { parseRunFile, RUN_FORMAT, runFormatOf } from './format.js';
 import { MetricsJsonSchema, migrateMetricsV1 } from './metrics.js';
-import { LedgerSnapshotSchema, migrateUsageV1 } from './usage.js';
+import { LedgerSnapshotSchema } from './usage.js';
 
 export const SUMMARY_FILE = 'summary.json';
 
@@ -69,14 +69,13 @@ export function summaryJson(summary: RunEndSummary): SummaryJson {
 
 /**
  * Format 1 (no memrlRunFormat in summary.json): the headline and metrics may predate
- * lastExcludingErrors and accExcludingErrors (null: not recorded), usage the cache counts.
+ * lastExcludingErrors and accExcludingErrors (null: not recorded).
  */
 function migrateSummaryV1(s: { [key: string]: unknown }): { [key: string]: unknown } {
   const headline = (h: unknown): unknown => (typeof h === 'object' && h !== null ? { lastExcludingErrors: null, ...h } : h);
   return {
     memrlRunFormat: 1,
     ...s,
-    ...(s.usage !== undefined ? { usage: migrateUsageV1(s.usage) } : {}),
     ...(s.train !== undefined ? { train: headline(s.train) } : {}),
     ...(s.valid !== undefined ? { valid: headline(s.valid) } : {}),
     ...(s.metrics !== undefined ? { metrics: migrateMetricsV1(s.metrics) } : {}),

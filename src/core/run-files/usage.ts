@@ -72,18 +72,3 @@ const checks: [
   Same<z.infer<typeof BudgetHitSchema>, BudgetHit>,
 ] = [true, true, true, true, true, true, true];
 void checks;
-
-/**
- * A ledger snapshot of format 1, which may predate the cache counts (cachedCalls,
- * cachedTokens: 0 then, as the ledger's own restore counts them).
- */
-export function migrateUsageV1(u: unknown): unknown {
-  if (typeof u !== 'object' || u === null) return u;
-  const snap = u as { byRole?: { [role: string]: unknown }; total?: unknown };
-  const bucket = (b: unknown): unknown => (typeof b === 'object' && b !== null ? { cachedCalls: 0, cachedTokens: 0, ...b } : b);
-  return {
-    ...snap,
-    ...(snap.byRole ? { byRole: Object.fromEntries(Object.entries(snap.byRole).map(([r, b]) => [r, bucket(b)])) } : {}),
-    ...(snap.total ? { total: bucket(snap.total) } : {}),
-  };
-}
