@@ -13,7 +13,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { RecordedCall, Transcript } from '../../metrics/transcripts.js';
 import { writeFileAtomic } from '../../util/fs.js';
-import { RunFileError, describeSchemaError, type Same } from './format.js';
+import { parseRunFile, type Same } from './format.js';
 
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl.gz';
 export const TRANSCRIPT_PARTS_FILE = 'transcript-parts.jsonl.gz';
@@ -76,10 +76,7 @@ void checks;
 
 /** A line as written (validated, not rebuilt), or a RunFileError naming the file and what is wrong. */
 function parsed<S extends z.ZodTypeAny>(schema: S, line: string, file: string): z.infer<S> {
-  const value: unknown = JSON.parse(line);
-  const result = schema.safeParse(value);
-  if (!result.success) throw new RunFileError(`${describeSchemaError(file, result.error)}; this run folder was not written by memrl, or was edited`);
-  return value as z.infer<S>;
+  return parseRunFile(schema, JSON.parse(line), file);
 }
 
 const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 20);
