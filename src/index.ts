@@ -11,6 +11,8 @@ export type { MemoryParams, MemoryRecord, BuildStrategy } from './memory/types.j
 export { computeStats, type MemoryStats } from './memory/stats.js';
 export { MemoryWriter } from './memory/writer.js';
 export { Rng } from './util/rng.js';
+/** A dataset file (JSON Lines, JSON, Parquet) as records, with its sha256 for LoadedTasks.sources. */
+export { readRecords, RECORD_FORMATS, type DataRecord, type RecordsFile } from './util/records.js';
 export { positiveInt, nonNegativeInt, decimal, integer, ratio, FlagValueError } from './config/flags.js';
 /** The zod memrl validates configs with: build a config section with it, so schemas compose. */
 export { z } from 'zod';

@@ -12,7 +12,7 @@ mapfile -t heavy_pkgs < <(read_package_list "$heavy")
 mapfile -t pkgs < <(read_package_list "$list" | grep -vxF -f <(printf '%s\n' "${heavy_pkgs[@]}"))
 log "bcb: ${#pkgs[@]} packages from ${list#"$PWD"/} (not the ${#heavy_pkgs[@]} of ${heavy#"$PWD"/})"
 # Without recommended packages: 698 packages instead of 1113 in the image, the same
-# verdicts on all 1140 gold solutions (README, "The sandbox").
+# verdicts on all 1140 gold solutions (src/bench/bcb/README.md).
 APT_NO_RECOMMENDS=1 apt_install_missing "${pkgs[@]}"
 
 # Report what the sandbox will lack, so a lower gold pass rate is no surprise.

@@ -5,15 +5,20 @@
  * in arrays). They are registered exactly like the built-in ones.
  *
  * A module that is missing, throws while loading, or exports something that does not
- * satisfy the contract fails in one line naming the module and what is wrong.
- * TypeScript modules are compiled by tsx's loader, registered only when one is named.
+ * satisfy its contract's schema (src/core/) fails in one line naming the module, the
+ * entry and the field; what is registered is the entry behind its guard
+ * (plugin-guard/), which checks what the plug-in returns as it runs.
+ * TypeScript modules are compiled by tsx's loader, registered only when one is named;
+ * `import ... from 'memrl'` in any plug-in is the memrl that runs it (plugin-hooks.ts).
  */
 import { existsSync, statSync } from 'node:fs';
+import { register } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { checkExport, guardEntry } from './plugin-guard/index.js';
 import { withPlugins, type Registry } from './registry.js';
 
 type Entry = BenchmarkModule | MethodModule;
@@ -53,7 +58,7 @@ async function importPlugin(spec: string, path: string): Promise<Record<string, 
   if (!existsSync(path)) throw new UserError(`plugin ${spec}: no such file (${path}); give the path of a .js or .ts module`, 'plugin_missing');
   if (statSync(path).isDirectory()) throw new UserError(`plugin ${spec}: is a directory; give the module file (e.g. ${spec}/index.ts)`, 'plugin_missing');
   try {
-    if (/\.[mc]?ts$/.test(path)) await typescriptLoader();
+    await pluginLoader(/\.[mc]?tsx?$/.test(path));
     return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
@@ -61,105 +66,54 @@ async function importPlugin(spec: string, path: string): Promise<Record<string, 
   }
 }
 
-let tsLoader: Promise<unknown> | undefined;
+let loader: { ts: boolean; done: Promise<void> } | undefined;
 
 /**
- * tsx's loader, registered once for the whole process (not scoped to one import), so
- * that a TS plug-in's `import ... from 'memrl'` gets the very modules the CLI runs on
- * (one EpisodeFault class, one zod) instead of a second copy.
+ * Module hooks for plug-ins, registered once for the whole process (not scoped to one
+ * import): plugin-hooks.ts links a plug-in's `import ... from 'memrl'` to the memrl
+ * that is running and loads TypeScript outside node_modules as ES modules; tsx's
+ * loader compiles TypeScript. Ours must run before tsx's (hooks registered later run
+ * first), so a TypeScript plug-in after a JavaScript one registers ours again.
  *
  * What a plug-in's `import ... from 'memrl'` links is loaded first, by that same name:
- * once tsx is registered, every specifier a new module links is resolved on tsx's hooks
- * thread, one synchronous round trip each, and that graph (the OpenAI SDK alone is some
- * 300 modules) took 100-150 ms that way; a worker paid it on a run's first episode.
+ * once hooks are registered, every specifier a new module links is resolved on the
+ * hooks thread, one synchronous round trip each, and that graph (the OpenAI SDK alone
+ * is some 300 modules) took 100-150 ms that way; a worker paid it on a run's first episode.
  */
-function typescriptLoader(): Promise<unknown> {
-  tsLoader ??= import('memrl').then(() => import('tsx/esm/api')).then(({ register }) => register());
-  return tsLoader;
+async function pluginLoader(typescript: boolean): Promise<void> {
+  if (loader && (loader.ts || !typescript)) return loader.done;
+  const before = loader?.done ?? import('memrl').then(() => undefined);
+  const done = before.then(async () => {
+    if (typescript) (await import('tsx/esm/api')).register();
+    const own = import.meta.resolve('memrl');
+    const targets = { memrl: own, 'memrl/app': import.meta.resolve('memrl/app') };
+    register(new URL('./app/plugin-hooks.js', own), { data: { targets } });
+  });
+  loader = { ts: typescript || (loader?.ts ?? false), done };
+  return done;
 }
 
-/** Every benchmark or method module among the exports (default included, arrays flattened). */
+/** Every benchmark or method module among the exports (default included, arrays flattened), checked and guarded. */
 function collectEntries(spec: string, exports: Record<string, unknown>): Entry[] {
   const found: Entry[] = [];
+  const seen = new Set<unknown>();
   const visit = (value: unknown, where: string): void => {
     if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}[${i}]`));
     if (value === null || typeof value !== 'object') return;
     const kind = (value as { kind?: unknown }).kind;
     if (kind !== 'benchmark' && kind !== 'method') return;
-    const problem = kind === 'benchmark' ? benchmarkProblem(value as Record<string, unknown>) : methodProblem(value as Record<string, unknown>);
-    const name = typeof (value as { name?: unknown }).name === 'string' ? `"${(value as { name: string }).name}"` : `(export ${where})`;
-    if (problem) throw new UserError(`plugin ${spec}: ${kind} ${name} ${problem}`, 'plugin_invalid');
-    if (!found.includes(value as Entry)) found.push(value as Entry);
+    const problem = checkExport(value as Record<string, unknown>, spec, where);
+    if (problem) throw problem;
+    if (seen.has(value)) return;
+    seen.add(value);
+    found.push(guardEntry(value as Entry, spec));
   };
   for (const [key, value] of Object.entries(exports)) visit(value, key);
   // A CommonJS module or a default export object holding the entries.
   const def = exports.default;
   if (def && typeof def === 'object' && !Array.isArray(def) && !('kind' in def)) for (const [key, value] of Object.entries(def)) visit(value, `default.${key}`);
   if (found.length === 0) {
-    throw new UserError(`plugin ${spec}: exports no benchmark or memory method (an object with kind: 'benchmark' or kind: 'method'; see examples/plugins/)`, 'plugin_invalid');
+    throw new UserError(`plugin ${spec}: exports no benchmark or memory method (an object with kind: 'benchmark' or kind: 'method'; see docs/plugins.md)`, 'plugin_invalid');
   }
   return found;
-}
-
-type Check = [field: string, ok: (v: unknown) => boolean, what: string, required: boolean];
-
-const isFn = (v: unknown) => typeof v === 'function';
-const isStr = (v: unknown) => typeof v === 'string' && v.length > 0;
-const isObj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isSchema = (v: unknown) => isObj(v) && typeof (v as { safeParse?: unknown }).safeParse === 'function';
-const NAME = /^[a-z][a-z0-9_-]*$/;
-const isName = (v: unknown) => typeof v === 'string' && NAME.test(v);
-const isFlags = (v: unknown) =>
-  Array.isArray(v) && v.every((f) => isObj(f) && typeof f.flags === 'string' && f.flags.startsWith('--') && typeof f.description === 'string' && (f.path === null || Array.isArray(f.path)));
-
-const COMMON: Check[] = [
-  ['name', isName, 'a lowercase name (letters, digits, - or _), used on the command line', true],
-  ['displayName', isStr, 'a display name for tables and reports (a string)', true],
-  ['description', isStr, 'a one-line description (a string)', true],
-  ['configSection', isSchema, 'a zod object schema for its memrl.<name> section', false],
-];
-
-const BENCHMARK: Check[] = [
-  ...COMMON,
-  ['resolve', isFn, 'a function (tree, ctx) => its settings', true],
-  ['create', isFn, 'a function (settings, run) => the runnable benchmark', true],
-  ['defaults', isObj, 'a defaults layer ({ llm: {...}, experiment: {...} })', false],
-  ['flags', isFlags, 'a list of flag definitions ({ flags: "--x <v>", description, path })', false],
-  ['evaluatorFlags', (v) => typeof v === 'boolean', 'true or false', false],
-  ['keys', isObj, 'an object { reads?: [...], ignores?: [...] }', false],
-  ['images', Array.isArray, 'a list of image slots', false],
-  ['tagFamily', (v) => ['hle', 'alfworld', 'llb', 'bcb', 'other'].includes(v as string), "one of 'hle', 'alfworld', 'llb', 'bcb', 'other'", false],
-  ['manifest', isFn, 'a function (settings) => facts for run.json', false],
-  ['memoryParams', isFn, 'a function (params, tree) => params', false],
-  ['runValidation', isFn, 'a function (tree) => boolean', false],
-  ['judge', isFn, 'a function (settings) => judge model settings', false],
-  ['doctor', isObj, 'an object { local?, extraImages? }', false],
-  ['goldCheck', isObj, 'an object { description, flags, run }', false],
-];
-
-const METHOD: Check[] = [
-  ...COMMON,
-  ['create', isFn, 'a function (ctx) => the method instance (retrieve, commit, snapshot, records, stats, size)', true],
-  ['engine', (v) => ['none', 'rag', 'memp', 'memrl'].includes(v as string), "one of 'none', 'rag', 'memp', 'memrl'", false],
-  ['buildStrategy', (v) => ['proceduralization', 'trajectory', 'script'].includes(v as string), "one of 'proceduralization', 'trajectory', 'script'", false],
-];
-
-function problemOf(value: Record<string, unknown>, checks: Check[]): string | undefined {
-  for (const [field, ok, what, required] of checks) {
-    const v = value[field];
-    if (v === undefined) {
-      if (required) return `lacks \`${field}\` (${what})`;
-      continue;
-    }
-    if (!ok(v)) return `has a bad \`${field}\`: expected ${what}`;
-  }
-  return undefined;
-}
-
-function benchmarkProblem(value: Record<string, unknown>): string | undefined {
-  return problemOf(value, BENCHMARK);
-}
-
-function methodProblem(value: Record<string, unknown>): string | undefined {
-  return problemOf(value, METHOD);
 }

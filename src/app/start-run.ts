@@ -29,7 +29,8 @@ import { loadPriceTable, pricesForRun } from '../llm/prices.js';
 import { fileReporters, ProgressReporter } from '../runner/reporters/index.js';
 import { RunFolder } from '../runner/run-folder.js';
 import { runBenchmark, type RunResult } from '../runner/run.js';
-import { UserError } from '../util/errors.js';
+import { MemrlError, UserError } from '../util/errors.js';
+import { observePlugin } from './plugin-guard/index.js';
 import type { Slots } from '../util/slots.js';
 import type { EpisodeDispatcher } from '../runner/remote-episodes.js';
 import type { RateGateFactory } from '../llm/rate-gate.js';
@@ -178,6 +179,16 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
 
   // Containers started for this run carry its id (memrl cleanup --run <id>).
   const benchmark = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
+  // A plug-in that breaks its contract inside an episode stops the run (exit 2), not just the episode.
+  let violated: MemrlError | undefined;
+  observePlugin(benchmark, {
+    log,
+    violation: (err) => {
+      violated ??= err;
+      abort.abort();
+    },
+    ...(options.flags.verbose === true ? { crashed: (err: unknown, where: string) => io.err(`plug-in ${where} threw: ${err instanceof Error ? err.stack : String(err)}\n`) } : {}),
+  });
   const ledger = new UsageLedger({ prices, meter });
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
 
@@ -270,8 +281,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
         signal: abort.signal,
       });
       recordObserved(runDir, ledger.snapshot());
+      if (violated) throw violated;
       return ended;
     } catch (err) {
+      if (violated) throw violated;
       // A budget stop that cut a step the runner cannot interrupt cleanly (e.g. the start-up embeddings): still resumable.
       if (!ended.budget) throw err;
       return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };

@@ -107,6 +107,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     register: async (p, r) => (await import('./commands/prompts.js')).registerPromptsCommand(p, r),
   },
   {
+    name: 'plugin',
+    description: 'write a plug-in: a benchmark or memory method in a folder of its own',
+    register: async (p) => (await import('./commands/plugin.js')).registerPluginCommand(p),
+  },
+  {
     name: 'cleanup',
     description: 'remove containers left by crashed memrl runs (found by their dev.memrl labels)',
     register: async (p) => (await import('./commands/cleanup.js')).registerCleanupCommand(p),
@@ -181,8 +186,8 @@ function pluginsInConfig(file: string, parseYaml: (text: string) => unknown): st
 
 /** Entry point: user errors become one line on stderr and a non-zero exit code, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
+  const args = argv.slice(2);
   try {
-    const args = argv.slice(2);
     const { command } = prescan(args);
     const entry = COMMANDS.find((c) => c.name === command);
     const program = newProgram();
@@ -209,6 +214,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof MemrlError) {
       process.stderr.write(`memrl: ${err.message}\n`);
+      // A plug-in's own exception: its stack, when asked for.
+      if (err.cause !== undefined && args.includes('--verbose')) process.stderr.write(`${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
       process.exitCode = exitCodeOf(err);
       return;
     }

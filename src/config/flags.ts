@@ -232,6 +232,11 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       repeatable: true,
       path: null,
     },
+    {
+      flags: '--verbose',
+      description: "also print a plug-in's exceptions with their stack traces; they are always in the run's log.jsonl (default: only their first line)",
+      path: null,
+    },
   ];
 }
 

@@ -6,7 +6,6 @@ import type { BenchmarkConfigPart } from './types.js';
 
 /** Accepted for compatibility with the reference's files; no effect in memrl. */
 export const INERT_KEYS: Readonly<Record<string, string>> = {
-  'rl_config.tau': 'never read by the reference; Phase A uses rl_config.sim_threshold',
   'rl_config.novelty_threshold': 'never read by the reference',
   'rl_config.reward_merge_gain': 'never read by the reference',
   'rl_config.gamma': 'the Q update is single-step; only 0 is accepted',

@@ -42,6 +42,14 @@ export interface LoadOptions {
 
 export const QUICKSTART_CONFIG = 'configs/quickstart.yaml';
 
+/**
+ * Under every benchmark's own defaults: the reference's YAML turns value-driven
+ * retrieval on for each of its benchmarks, so a benchmark without a reference YAML (a
+ * plug-in) runs memrl by default too, instead of the pydantic default's memp. A file
+ * or the benchmark may still turn it off.
+ */
+const EVERY_BENCHMARK = { experiment: { enable_value_driven: true } };
+
 export function quickstartPath(): string {
   return asset(...QUICKSTART_CONFIG.split('/'));
 }
@@ -97,7 +105,7 @@ export function loadConfig(
     notes.push(message);
   }
 
-  const fileLayer = deepMerge(part.defaults ?? {}, emptySectionsAsMappings(schema, fileData, []));
+  const fileLayer = deepMerge(deepMerge(EVERY_BENCHMARK, part.defaults ?? {}), emptySectionsAsMappings(schema, fileData, []));
   const fromFile = schema.safeParse(fileLayer);
   if (!fromFile.success) {
     throw new UserError(formatIssues(fromFile.error, { schema, where, rawAt: (p) => valueAt(fileData, p) }), 'config_invalid');

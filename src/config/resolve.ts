@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { MemoryParams } from '../memory/types.js';
-import { WRITER_SWITCHES } from '../memory/fidelity-switches.js';
+import { MEMORY_SWITCHES } from '../memory/fidelity-switches.js';
 import { UserError } from '../util/errors.js';
 import { makeFidelity, type Fidelity, type FidelitySwitch } from '../util/fidelity.js';
 import { resolveEndpoint } from './credentials.js';
@@ -207,6 +207,7 @@ function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method, fid
     dedupByTaskId: false,
     addSimilarityThreshold: mem.add_similarity_threshold,
     updateStrategy: mem.update_strategy,
+    baselineThreshold: rl.sim_threshold,
   };
   // Benchmark-specific rules (LLB's z-score/floor/dedup keys, HLE's fixed initial Q).
   return ctx.part.memoryParams ? ctx.part.memoryParams(params, cfg, fidelity) : params;
@@ -214,7 +215,7 @@ function memoryParams(cfg: MemrlConfig, ctx: ResolveContext, method: Method, fid
 
 /** Every switch memrl knows: the writer's, then each registered benchmark's and method's. */
 export function allFidelitySwitches(registry: ConfigRegistry): FidelitySwitch[] {
-  return [...WRITER_SWITCHES, ...registry.benchmarks.flatMap((b) => b.fidelitySwitches ?? []), ...registry.methods.flatMap((m) => m.fidelitySwitches ?? [])];
+  return [...MEMORY_SWITCHES, ...registry.benchmarks.flatMap((b) => b.fidelitySwitches ?? []), ...registry.methods.flatMap((m) => m.fidelitySwitches ?? [])];
 }
 
 function resolveFidelity(cfg: MemrlConfig, ctx: ResolveContext): Fidelity {

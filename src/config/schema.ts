@@ -194,7 +194,7 @@ export const ExperimentSchema = z
 export const RlSchema = z
   .object({
     epsilon: num(z.number().min(0).max(1)).default(0.1).describe('Probability of picking a random subset of the candidate pool instead of the top-k2.'),
-    tau: num().default(0.35).describe('Inert: never read by the reference (use sim_threshold).'),
+    tau: num().default(0.35).describe("HLE only: the Self-RAG and Mem0 baselines' similarity floor, as the reference's HLE baseline scripts read it (Phase A uses sim_threshold)."),
     alpha: num(z.number().min(0).max(1)).default(0.3).describe('Q learning rate: Q ← Q + alpha·(r − Q).'),
     gamma: num()
       .default(0)
@@ -366,7 +366,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
           .enum(['reference', 'calibrated'])
           .default('reference')
           .describe('BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench\'s official evaluator. CLI: --bcb-mode.'),
-        eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds. CLI: --eval-timeout.'),
+        eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds (under bcb.time-limit=reference BigCodeBench raises it to 241 s, so hard_timeout binds). CLI: --eval-timeout.'),
         hard_timeout: num(z.number().positive()).default(120).describe('BCB: hard kill after this many seconds. CLI: --untrusted-hard-timeout.'),
         fork_server: z
           .boolean()

@@ -10,143 +10,201 @@
  * runner replays journaled experiences into `commit` instead of learning again.
  * So an Experience must carry everything `commit` needs, and `retrieve` must be a
  * pure function of the committed state and the RNG it is given.
+ *
+ * As in benchmark.ts, each contract is a zod schema: the type, the plug-in boundary's
+ * check and the reference page's text come from it.
  */
 import type { Logger } from 'pino';
-import type { MethodConfigPart } from '../config/types.js';
+import { z } from 'zod';
 import type { Embedder } from '../embed/types.js';
-import type { ChatModel, Phase } from '../llm/types.js';
-import type { BuildStrategy, MemoryParams, MemoryRecord } from '../memory/types.js';
-import type { Fidelity, ReferencePrompt } from '../util/fidelity.js';
+import { chatModelSchema, PHASES, type ChatModel } from '../llm/types.js';
+import { BUILD_STRATEGIES, MEMORY_METHODS, type BuildStrategy, type MemoryParams, type MemoryRecord } from '../memory/types.js';
+import { contract, fn, maybeAsync, opaque, plainJson } from '../util/contract-schema.js';
+import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
-import type { InjectedMemory, TaskBase } from './benchmark.js';
-import type { Outcome } from './outcome.js';
+import { injectedMemorySchema, taskSchema, type TaskBase } from './benchmark.js';
+import { outcomeSchema } from './outcome.js';
 
-export interface MethodContext<C = unknown> {
-  benchmark: string;
-  /** Its own memrl.<name> section (undefined when it has none). */
+const NAME = /^[a-z][a-z0-9_-]*$/;
+
+export const methodContextSchema = contract('MethodContext', "What `create` gets: the run's settings, models and, on `--resume`, the state `snapshot` returned.", {
+  benchmark: z.string().describe("The benchmark's name."),
+  settings: opaque<unknown>('C').describe('Its own `memrl.<name>` section, validated by its `configSection` (undefined when it has none).'),
+  params: opaque<MemoryParams>('MemoryParams').describe("The memory engine's parameters resolved for this run (k1, k2, epsilon, alpha, Q init, ...); read what applies to you."),
+  buildStrategy: z.enum(BUILD_STRATEGIES).describe('What a new memory should hold (`memory.build_strategy`): a written procedure, the raw trajectory, or a script.'),
+  model: chatModelSchema.describe("The agent's model: memory-writing calls go through it with role `memory` (and are recorded, cached and metered like the agent's)."),
+  embedder: opaque<Embedder>('Embedder').describe('The run\'s embedder: `embed(texts, signal)` → Float32Array[] (local n-grams or an OpenAI-compatible endpoint, cached).'),
+  promptDir: z.string().optional().describe("A prompt pack's `memory` folder, if a pack is in use."),
+  fidelity: opaque<Fidelity>('Fidelity').describe('Fidelity switch settings (docs/fidelity.md).'),
+  log: opaque<Logger>('pino Logger').describe("The run's logger (log.jsonl)."),
+  restored: opaque<unknown>('JSON').optional().describe('What `snapshot()` returned at the last checkpoint, when the run resumes: rebuild your state from it.'),
+});
+export interface MethodContext<C = unknown> extends Omit<z.infer<typeof methodContextSchema>, 'settings'> {
   settings: C;
-  /** The engine parameters resolved for this run (k1, k2, epsilon, alpha, Q init, ...). */
-  params: MemoryParams;
-  buildStrategy: BuildStrategy;
-  /** The agent's model; memory-writing calls go through it with role `memory`. */
-  model: ChatModel;
-  embedder: Embedder;
-  /** The prompt pack's `memory` folder, if a pack is in use (templates not in it are memrl's own). */
-  promptDir?: string;
-  /** Fidelity switch settings (the writer's and the method's own switches). */
-  fidelity: Fidelity;
-  log: Logger;
-  /** What snapshot() returned at the last checkpoint, when the run resumes. */
-  restored?: unknown;
 }
 
-export interface RetrievalQuery {
-  phase: Phase;
-  epoch: number;
-  /** The run's retrieval stream for this phase and epoch, drawn in task order. */
-  rng: Rng;
-  signal?: AbortSignal;
-}
+export const retrievalQuerySchema = contract('RetrievalQuery', 'The second argument of `retrieve`.', {
+  phase: z.enum(PHASES).describe("'train' or 'valid' (memory read-only)."),
+  epoch: z.number().int().min(0).describe('The epoch (0: the validation pass before training).'),
+  rng: opaque<Rng>('Rng').describe("The run's retrieval stream for this phase and epoch, drawn in task order: your only source of randomness (exploration), so a resumed run retrieves the same."),
+  signal: opaque<AbortSignal>('AbortSignal').optional().describe('Aborted on Ctrl-C or a budget stop.'),
+});
+export type RetrievalQuery = z.infer<typeof retrievalQuerySchema>;
 
 /** What the outcome row records about a retrieval. On resume, a journaled episode is reused only if these match. */
-export interface RetrievalFields {
-  /** Ids of the memories injected, in prompt order. */
-  retrievedIds: string[];
-  retrievedQ?: number[];
-  retrievedSim?: number[];
-  /** Candidate pool size. */
-  pool?: number;
-  /** True when exploration picked the memories instead of the ranking. */
-  explored?: boolean;
-}
+export const retrievalFieldsSchema = contract('RetrievalFields', "What the outcome row records about a retrieval. On resume, a journaled episode is reused only if these match.", {
+  retrievedIds: z.array(z.string()).describe('Ids of the memories injected, in prompt order.'),
+  retrievedQ: z.array(z.number()).optional().describe('Their Q values, if the method has them.'),
+  retrievedSim: z.array(z.number()).optional().describe('Their similarities to the task, if the method ranks by similarity.'),
+  pool: z.number().int().min(0).optional().describe('How many memories were candidates.'),
+  explored: z.boolean().optional().describe('True when exploration picked the memories instead of the ranking.'),
+});
+export type RetrievalFields = z.infer<typeof retrievalFieldsSchema>;
+
+export const retrievalSchema = contract('Retrieval', 'One task\'s retrieval: what `retrieve` returns for each task, in task order.', {
+  memories: z.array(injectedMemorySchema).describe("What the benchmark's episode gets as `ctx.memories`, in prompt order."),
+  fields: retrievalFieldsSchema.describe('What the outcome row says about them.'),
+  detail: z.unknown().optional().describe("Your own data about this retrieval, handed back to `learn` as `episode.retrieval.detail` (never recorded)."),
+  record: z
+    .record(z.unknown())
+    .optional()
+    .describe("Why these memories, for a person reading the row (plain JSON), when a model decided it (Self-RAG's gate and labels): written to the row's `extra.retrieval` and compared on resume."),
+});
+export type Retrieval = z.infer<typeof retrievalSchema>;
 
 /** A method's own account of a retrieval decision (the row's extra.retrieval): plain JSON, open-ended (each method its own). */
-export type RetrievalRecord = Record<string, unknown>;
-
-export interface Retrieval {
-  memories: InjectedMemory[];
-  fields: RetrievalFields;
-  /** The method's own data about this retrieval, handed back to `learn` (never recorded). */
-  detail?: unknown;
-  /**
-   * Why these memories and not others, for a person reading the outcome row (plain JSON).
-   * The fields above only say what was injected; a method whose retrieval is decided by
-   * a model (Self-RAG's gate and labels) needs to show that decision, so the runner puts
-   * it in the row's `extra.retrieval`. Part of the attempt: resume compares it too.
-   */
-  record?: RetrievalRecord;
-}
+export type RetrievalRecord = NonNullable<Retrieval['record']>;
 
 /** What a finished training episode hands to the barrier. Plain JSON: it is journaled. */
-export interface Experience {
-  /** The memory it will write, shown in the outcome row. */
-  memoryId?: string;
-  [key: string]: unknown;
-}
+export const experienceSchema = contract('Experience', "What `learn` returns: what one finished training episode contributes at the barrier. Plain JSON (it is journaled with the episode and replayed into `commit` after a crash), carrying everything `commit` needs.", {
+  memoryId: z.string().optional().describe('The id of the memory it will write, shown in the outcome row.'),
+})
+  .catchall(z.unknown())
+  .superRefine((e, ctx) => {
+    if (!plainJson().safeParse(e).success) ctx.addIssue({ code: 'custom', message: 'is not plain JSON (it is journaled: no functions, Maps, class instances, NaN)' });
+  });
+export type Experience = z.infer<typeof experienceSchema>;
 
-export interface FinishedEpisode<T extends TaskBase = TaskBase> {
+export const finishedEpisodeSchema = contract('FinishedEpisode', "What `learn` gets: a training episode that ended with a result (not for `error` or `skipped` episodes: a harness fault is no experience).", {
+  task: taskSchema.describe('The task.'),
+  index: z.number().int().min(0).describe("The task's position in its phase's list."),
+  epoch: z.number().int().min(1).describe('The epoch.'),
+  retrieval: retrievalSchema.describe('What you retrieved for it (with your `detail`).'),
+  outcome: outcomeSchema.describe("The episode's result. With `--reward-noise` its success may be flipped (the row keeps the true one)."),
+  signal: opaque<AbortSignal>('AbortSignal').optional().describe('Aborted on Ctrl-C or a budget stop.'),
+});
+export interface FinishedEpisode<T extends TaskBase = TaskBase> extends Omit<z.infer<typeof finishedEpisodeSchema>, 'task'> {
   task: T;
-  /** Position of the task in its phase's task list. */
-  index: number;
-  epoch: number;
-  retrieval: Retrieval;
-  outcome: Outcome;
-  signal?: AbortSignal;
 }
 
 /** What a commit did that belongs to single episodes (kept in their transcripts). */
-export interface CommitEffects {
-  /** Q updates in the order applied; `experience` indexes the experiences given to commit. */
-  qUpdates?: { experience: number; memoryId: string; before: number; after: number }[];
-}
+export const commitEffectsSchema = contract('CommitEffects', 'What `commit` may return: what it did that belongs to single episodes (kept in their transcripts).', {
+  qUpdates: z
+    .array(z.object({ experience: z.number().int().min(0), memoryId: z.string(), before: z.number(), after: z.number() }))
+    .optional()
+    .describe('Q updates in the order applied; `experience` indexes the experiences given to commit.'),
+});
+export type CommitEffects = z.infer<typeof commitEffectsSchema>;
 
-/**
- * A method's statistics for summary.json `memory`: open-ended, each method its own (the
- * built-ins give memory/stats.ts's counts and Q summary, plus their settings).
- */
-export type MethodStats = Record<string, unknown>;
+export const memoryRecordObject = contract('MemoryRecord', 'One memory as written to memories.jsonl and shown by `memrl view` and `memrl memory`.', {
+  id: z.string().describe('Unique id.'),
+  key: z.string().describe('The intent key it is filed under (usually the key of the task that wrote it).'),
+  content: z.string().describe('What is injected.'),
+  success: z.boolean().describe('Whether the episode that wrote it succeeded.'),
+  q: z.number().describe('Learned utility (0 without one).'),
+  visits: z.number().int().min(0).describe('Times it was injected and updated.'),
+  rewardEma: z.number().describe('Moving average of the rewards it saw (0 without one).'),
+  lastReward: z.number().nullable().describe('The last reward it saw, or null.'),
+  createdAt: z.number().describe('Commit time (ms) it was written at: `commit`\'s `at`.'),
+  updatedAt: z.number().describe('Commit time (ms) it last changed.'),
+  relatedIds: z.array(z.string()).describe('Memories injected when the episode that wrote it ran.'),
+  meta: z
+    .object({
+      taskId: z.string().optional().describe('The task whose episode wrote it,'),
+      epoch: z.number().optional().describe('in which epoch,'),
+      phase: z.string().optional().describe('phase'),
+      status: z.string().optional().describe("and with which outcome status (memrl's writer sets all four)."),
+    })
+    .catchall(z.unknown())
+    .describe('Where it came from, plus anything else of the method\'s (plain JSON).'),
+  sourceKey: z.string().optional().describe("The task's own key, when it is filed under another (similar) key."),
+});
+export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> = memoryRecordObject;
 
-export interface MethodInstance {
-  /** Called once the tasks are known, before any retrieval (e.g. to embed their keys). */
-  prepare?(tasks: readonly TaskBase[], signal?: AbortSignal): Promise<void>;
-  /** The training tasks to run this epoch (default: all). */
+/** A method's statistics for summary.json `memory`: open-ended, each method its own (the built-ins: computeStats's counts and Q summary, plus their settings). */
+const methodStatsSchema = z.record(z.unknown());
+export type MethodStats = z.infer<typeof methodStatsSchema>;
+
+export const methodInstanceSchema = contract('MethodInstance', "What `create` returns: the method for one run. The runner calls `retrieve` for each batch, `learn` after each training episode, `commit` at each barrier, `snapshot`/`records`/`stats` at each epoch's end.", {
+  prepare: fn<(tasks: readonly TaskBase[], signal?: AbortSignal) => Promise<void>>(
+    [
+      ['tasks', z.array(taskSchema).readonly()],
+      ['signal', opaque<AbortSignal>('AbortSignal').optional()],
+    ],
+    z.promise(z.void()),
+  )
+    .optional()
+    .describe('Called once the tasks are known, before any retrieval (e.g. to embed their keys).'),
+  trainTasks: fn<(tasks: readonly TaskBase[], ctx: { epoch: number; solved: ReadonlySet<string> }) => TaskBase[]>(
+    [
+      ['tasks', z.array(taskSchema).readonly()],
+      ['ctx', opaque<{ epoch: number; solved: ReadonlySet<string> }>('{ epoch, solved: Set<taskId> }')],
+    ],
+    z.array(taskSchema),
+  )
+    .optional()
+    .describe('The training tasks to run this epoch (default: all); pass@k and reflection retry only the unsolved.'),
+  retrieve: fn<(tasks: readonly TaskBase[], query: RetrievalQuery) => Promise<Retrieval[]>>(
+    [
+      ['tasks', z.array(taskSchema).readonly()],
+      ['query', retrievalQuerySchema],
+    ],
+    z.promise(z.array(retrievalSchema)),
+  ).describe(
+    "One retrieval per task, in task order, from the memory as committed before this batch. The runner may ask for a batch in consecutive slices (the RNG stream going on), while earlier slices' episodes run: a retrieval depends on the committed state, its task and its draws only.",
+  ),
+  learn: fn<(episode: FinishedEpisode) => Promise<Experience | undefined>>([['episode', finishedEpisodeSchema]], z.promise(experienceSchema.optional()))
+    .optional()
+    .describe("What a finished training episode will contribute at the barrier (undefined: nothing). Runs as the episode ends, concurrently with others: do not change what `retrieve` reads here."),
+  commit: fn<(experiences: readonly Experience[], at: number) => void | CommitEffects | Promise<void | CommitEffects>>(
+    [
+      ['experiences', z.array(experienceSchema).readonly()],
+      ['at', z.number()],
+    ],
+    maybeAsync(z.union([z.void(), commitEffectsSchema])),
+  ).describe("The barrier: the batch's experiences in task order (from `learn`, or the journal after a crash), at commit time `at` (ms). Change the memory here and only here. May be async; the next batch retrieves after it."),
+  snapshot: fn<() => unknown>([], plainJson()).describe("Your whole state as plain JSON, for the epoch checkpoint; `--resume` gives it back as `ctx.restored`."),
+  records: fn<() => readonly Readonly<MemoryRecord>[]>([], z.array(memoryRecordSchema).readonly()).describe('Every memory, for memories.jsonl.'),
+  stats: fn<() => MethodStats>([], methodStatsSchema).describe('Memory statistics for summary.json (`computeStats(records, size)` from memrl gives the usual ones).'),
+  size: z.number().int().min(0).describe('Number of memories (a getter): the epoch lines and TensorBoard print it.'),
+  close: fn<() => void | Promise<void>>([], maybeAsync(z.void()))
+    .optional()
+    .describe('Release what the method holds open (a server, a database); called once when the run ends.'),
+});
+type InstanceShape = z.infer<typeof methodInstanceSchema>;
+export interface MethodInstance extends Omit<InstanceShape, 'trainTasks' | 'size'> {
   trainTasks?<T extends TaskBase>(tasks: readonly T[], ctx: { epoch: number; solved: ReadonlySet<string> }): T[];
-  /**
-   * One retrieval per task, in task order, all from the memory as committed before this
-   * batch. The runner may ask for a batch in consecutive slices, the RNG stream going on
-   * from one to the next, while the first slice's episodes run: a retrieval depends on
-   * the committed state, its task and its draws only (never on `learn`, which does not
-   * change what retrieve reads).
-   */
-  retrieve(tasks: readonly TaskBase[], query: RetrievalQuery): Promise<Retrieval[]>;
-  /**
-   * What a finished training episode will contribute at the barrier (none: undefined).
-   * Not called for episodes that ended in `error` or `skipped`: a harness fault is no experience.
-   */
-  learn?(episode: FinishedEpisode): Promise<Experience | undefined>;
-  /**
-   * The barrier: the batch's experiences in task order, at commit time `at` (ms).
-   * May be async (a memory kept by a library, e.g. Mem0, writes through promises); the
-   * runner awaits it before the next batch retrieves.
-   */
-  commit(experiences: readonly Experience[], at: number): void | CommitEffects | Promise<void | CommitEffects>;
-  /** The whole state, JSON-serialisable, for the epoch checkpoint. */
-  snapshot(): unknown;
-  /** Every memory, for memories.jsonl. */
-  records(): readonly Readonly<MemoryRecord>[];
-  /** Memory statistics for summary.json. */
-  stats(): MethodStats;
-  /** Number of memories (the epoch lines print it). */
   readonly size: number;
-  /** Release what the method holds open (a server, a database); called once when the run ends. */
-  close?(): void | Promise<void>;
 }
 
-export interface MethodModule<C = any> extends MethodConfigPart {
-  readonly kind: 'method';
-  /** One line for help and docs. */
-  description: string;
+export const methodModuleSchema = contract('MethodModule', "What a memory method's module exports. Export it (named or default) from the file given to `--plugin`; select it with `--method <name>` or `memrl.method`.", {
+  kind: z.literal('method').describe("Always 'method': how memrl tells a method from a benchmark among a module's exports."),
+  name: z.string().regex(NAME, 'a lowercase name: a letter, then letters, digits, - or _').describe('`--method <name>`, the config section `memrl.<name>`, the run folder name. Unique among benchmarks and methods.'),
+  displayName: z.string().min(1).describe("How tables and reports name it, e.g. 'MemRL'."),
+  description: z.string().min(1).describe('One line for help and docs.'),
+  configSection: opaque<z.ZodTypeAny>('zod object', (v) => v !== null && typeof v === 'object' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject', 'is not a zod object schema (build it with z.object from memrl)')
+    .optional()
+    .describe("Its `memrl.<name>` YAML section (a `z.object` with defaults and `.describe()` texts); `create` gets it validated as `ctx.settings`."),
+  fidelitySwitches: z.array(opaque<FidelitySwitch>('FidelitySwitch')).readonly().optional().describe('Where it may differ from the reference (built-ins; docs/fidelity.md).'),
+  engine: z.enum(MEMORY_METHODS).optional().describe("The memory engine's behaviour its parameters carry, for methods built on memrl's engine ('none', the default, for a method that keeps its own memory)."),
+  buildStrategy: z.enum(BUILD_STRATEGIES).optional().describe('A build strategy it always uses, whatever `memory.build_strategy` says.'),
+  create: fn<(ctx: MethodContext) => InstanceShape | Promise<InstanceShape>>([['ctx', methodContextSchema]], maybeAsync(methodInstanceSchema)).describe('The method for one run.'),
+  referencePrompts: z.array(opaque<ReferencePrompt>('ReferencePrompt')).readonly().optional().describe('Where its templates sit in the reference code, for `memrl prompts import`.'),
+}).strict();
+
+/** A memory method's module; `C` is its settings (its config section's output). */
+export interface MethodModule<C = any> extends Omit<z.infer<typeof methodModuleSchema>, 'create'> {
   create(ctx: MethodContext<C>): MethodInstance | Promise<MethodInstance>;
-  /** Where its templates (in the `memory` namespace) sit in the reference code, for `memrl prompts import`. */
-  referencePrompts?: readonly ReferencePrompt[];
 }
+
+export type { ChatModel, BuildStrategy };

@@ -222,8 +222,8 @@ function describeCall(req: ChatRequest): string {
 /**
  * A ChatModel in front of another: a hit returns the stored reply marked
  * `cached: true` (latency 0, the original usage, which the ledger counts apart);
- * a miss calls the inner model and stores the reply. Errors and empty replies are
- * never stored; concurrent identical requests share one inner call.
+ * a miss calls the inner model and stores the reply. Errors are never stored, nor are
+ * empty replies unless the request accepts them; concurrent identical requests share one inner call.
  * With `layers.offline`, `inner` is never called.
  */
 export class CachedChatModel implements ChatModel {
@@ -245,7 +245,8 @@ export class CachedChatModel implements ChatModel {
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const k = hashKey(chatCacheKey(this.id, req));
     const e = lookup(this.layers, k);
-    if (e && typeof e.text === 'string') {
+    // A recorded empty reply answers only a caller that scores empty replies.
+    if (e && typeof e.text === 'string' && (e.text.trim() !== '' || req.acceptEmpty === true)) {
       this.hits++;
       return {
         text: e.text,
@@ -270,8 +271,8 @@ export class CachedChatModel implements ChatModel {
     }
     this.misses++;
     const p = this.inner.chat(req, signal).then((res) => {
-      // An empty reply is not an answer worth keeping (the provider layer already throws on it).
-      if (res.text.trim() !== '') {
+      // An empty reply is kept only for a caller that scores it (the provider throws on it otherwise).
+      if (res.text.trim() !== '' || req.acceptEmpty === true) {
         const t = req.tags;
         store(this.layers, {
           k,

@@ -85,8 +85,10 @@ export class OpenAIChatModel implements ChatModel {
     const latencyMs = Math.round(performance.now() - started);
     const choice = completion.choices?.[0];
     const text = choice?.message?.content;
-    if (typeof text !== 'string' || text.trim() === '') {
-      // An empty reply must never be scored as an answer: make the caller decide.
+    const empty = typeof text !== 'string' || text.trim() === '';
+    // A caller that scores empty replies (as the reference does: `content or ""`) gets one whenever a message came back.
+    if (empty && !(req.acceptEmpty && choice?.message)) {
+      // Otherwise an empty reply must never be scored as an answer: make the caller decide.
       const why = choice?.message?.refusal
         ? `refusal: ${choice.message.refusal.slice(0, 200)}`
         : `finish_reason=${choice?.finish_reason ?? 'none'}`;
@@ -97,7 +99,7 @@ export class OpenAIChatModel implements ChatModel {
       );
     }
     return {
-      text,
+      text: text ?? '',
       usage: mapUsage(completion.usage),
       model: completion.model || this.opts.model,
       systemFingerprint: completion.system_fingerprint ?? undefined,

@@ -39,9 +39,15 @@ export interface EngineOptions {
   dim?: number;
   /** Expected number of keys: pre-allocates the embedding matrix once (needs `dim`). */
   capacity?: number;
+  /**
+   * The reference's buckets (switch engine.bucket-overwrite): a memory that joins no similar
+   * key replaces its task text's bucket, and a retrieval whose pool q_min emptied offers
+   * no keys to join. Default false: append, and join on Phase A's keys.
+   */
+  bucketOverwrite?: boolean;
 }
 
-type Placement = { kind: 'joined'; keyIdx: number } | { kind: 'appended'; key: string } | { kind: 'new' };
+type Placement = { kind: 'joined'; keyIdx: number } | { kind: 'appended' | 'replaced'; key: string } | { kind: 'new' };
 
 const emptySelection = (): Selection => ({ selected: [], pool: 0, phaseAKeys: [], explored: false });
 
@@ -54,12 +60,14 @@ export class MemoryEngine {
   readonly params: Readonly<MemoryParams>;
   private readonly index: KeyIndex;
   private readonly byId = new Map<string, MemoryRecord>();
+  private readonly bucketOverwrite: boolean;
 
   constructor(params: MemoryParams, opts: EngineOptions = {}) {
     const problems = checkMemoryParams(params);
     if (problems.length > 0) throw new UserError(`invalid memory parameters: ${problems.join('; ')}`);
     this.params = Object.freeze({ ...params });
     this.index = new KeyIndex(opts);
+    this.bucketOverwrite = opts.bucketOverwrite === true;
   }
 
   /** Number of memories. */
@@ -148,6 +156,8 @@ export class MemoryEngine {
     }
 
     const ranked = rankPool(pool, p);
+    // The reference returns no key list when q_min removed every candidate, so the memory written joins nothing.
+    if (ranked.length === 0 && this.bucketOverwrite) return { selected: [], pool: pool.length, phaseAKeys: [], explored: false };
     const { selected, explored } = pickFromRanked(ranked, p, (id) => taskIdOf(this.byId.get(id)), rng);
     return { selected, pool: pool.length, phaseAKeys, explored };
   }
@@ -155,9 +165,10 @@ export class MemoryEngine {
   // ------------------------------------------------------------------- commit
 
   /**
-   * The batch barrier. `results` must be in task order. First every injected
-   * memory of every episode is updated in episode order (memrl only), then the
-   * new memories are filed. Everything is validated before anything changes, so
+   * The batch barrier. `results` come in the order to apply them (task order, or
+   * the reference's collection order: methods/commit-order.ts). First every injected
+   * memory of every episode is updated in that order (memrl only), then the new
+   * memories are filed in it. Everything is validated before anything changes, so
    * a bad batch leaves the engine untouched.
    */
   commit(results: readonly EpisodeResult[], now: number): CommitReport {
@@ -223,7 +234,7 @@ export class MemoryEngine {
       if (join >= 0) {
         placement = { kind: 'joined', keyIdx: join };
       } else if (this.index.indexOf(mem.key) >= 0 || pendingKeys.has(mem.key)) {
-        placement = { kind: 'appended', key: mem.key };
+        placement = { kind: this.bucketOverwrite ? 'replaced' : 'appended', key: mem.key };
       } else {
         if (dim === 0) dim = mem.keyEmbedding.length;
         if (mem.keyEmbedding.length === 0 || mem.keyEmbedding.length !== dim) {
@@ -261,6 +272,10 @@ export class MemoryEngine {
       // Same task text seen before: append to its bucket (the reference overwrote it and lost memories).
       key = placement.key;
       this.index.append(this.index.indexOf(key), mem.id);
+    } else if (placement.kind === 'replaced') {
+      // The reference's overwrite: the bucket holds this memory alone; the ones it held stay stored, unreachable.
+      key = placement.key;
+      for (const id of this.index.replaceBucket(this.index.indexOf(key), [mem.id])) this.mustGet(id).detached = true;
     } else {
       key = mem.key;
       this.index.addKey(key, mem.keyEmbedding, [mem.id]);
@@ -344,7 +359,7 @@ export class MemoryEngine {
     const embeddings = s.index.map((e) => decodeFloat32(e.embedding));
     const dim = embeddings[0]?.length ?? opts.dim ?? 0;
     // Allocate the matrix once at the snapshot's size.
-    const engine = new MemoryEngine(s.params, { dim, capacity: Math.max(s.index.length, opts.capacity ?? 0) });
+    const engine = new MemoryEngine(s.params, { ...opts, dim, capacity: Math.max(s.index.length, opts.capacity ?? 0) });
     const owner = new Map<string, string>();
     for (const [i, entry] of s.index.entries()) {
       engine.index.addKey(entry.key, embeddings[i] as Float32Array, entry.ids);
@@ -356,11 +371,16 @@ export class MemoryEngine {
     for (const r of s.records) {
       if (engine.byId.has(r.id)) throw new UserError(`memory snapshot: duplicate memory id ${r.id}`);
       const key = owner.get(r.id);
-      if (key === undefined) throw new UserError(`memory snapshot: memory ${r.id} is in no bucket`);
-      if (key !== r.key) throw new UserError(`memory snapshot: memory ${r.id} says key ${JSON.stringify(r.key)} but is filed elsewhere`);
+      if (r.detached === true) {
+        // Dropped from its bucket by an overwrite: stored, in no bucket.
+        if (key !== undefined) throw new UserError(`memory snapshot: memory ${r.id} is detached but still in a bucket`);
+      } else {
+        if (key === undefined) throw new UserError(`memory snapshot: memory ${r.id} is in no bucket`);
+        if (key !== r.key) throw new UserError(`memory snapshot: memory ${r.id} says key ${JSON.stringify(r.key)} but is filed elsewhere`);
+      }
       engine.byId.set(r.id, cloneRecord(r));
     }
-    if (engine.byId.size !== owner.size) throw new UserError('memory snapshot: the index names memories that have no record');
+    for (const id of owner.keys()) if (!engine.byId.has(id)) throw new UserError('memory snapshot: the index names memories that have no record');
     return engine;
   }
 

@@ -3,7 +3,7 @@
  *   sel = engine.retrieve(embed(key), rng)            // every task, before any commit
  *   ... run the episode with sel.selected injected ...
  *   content = await writer.write({task, trajectory, success, tags})
- *   engine.commit(results in task order, now)         // the batch barrier
+ *   engine.commit(results in commit order, now)       // the batch barrier
  */
 export { MemoryEngine, type DirectInsert, type EngineOptions } from './engine.js';
 export { defaultMemoryParams, checkMemoryParams } from './params.js';

@@ -108,6 +108,14 @@ export class KeyIndex {
     bucket.push(id);
   }
 
+  /** Replace key i's bucket by `ids`; returns the ids it held. */
+  replaceBucket(i: number, ids: readonly string[]): string[] {
+    const old = this.buckets[i];
+    if (!old) throw new Error(`KeyIndex.replaceBucket: no key at index ${i}`);
+    this.buckets[i] = ids.slice();
+    return old;
+  }
+
   /**
    * Phase A: cosine of `query` against every key, keep `sim >= threshold`
    * (inclusive), return the best `k` in descending sim order with ties kept in

@@ -4,8 +4,12 @@
  */
 import type { RngState } from '../util/rng.js';
 
-export type MemoryMethod = 'none' | 'rag' | 'memp' | 'memrl';
-export type BuildStrategy = 'proceduralization' | 'trajectory' | 'script';
+/** The engine behaviours a method's memory parameters can carry. */
+export const MEMORY_METHODS = ['none', 'rag', 'memp', 'memrl'] as const;
+export type MemoryMethod = (typeof MEMORY_METHODS)[number];
+/** What a new memory holds: a written procedure, the raw trajectory, or a script. */
+export const BUILD_STRATEGIES = ['proceduralization', 'trajectory', 'script'] as const;
+export type BuildStrategy = (typeof BUILD_STRATEGIES)[number];
 export type UpdateStrategy = 'adjustment' | 'vanilla' | 'validation';
 
 /** Where a memory came from, as its writer records it; a method may add its own fields. */
@@ -34,6 +38,11 @@ export interface MemoryRecord {
   meta: MemoryMeta;
   /** The task's own key text, when the memory was filed under a different (similar) key's bucket. */
   sourceKey?: string;
+  /**
+   * Dropped from its bucket when a later memory of the same task text replaced the bucket
+   * (the reference's overwrite, switch engine.bucket-overwrite): still stored, never retrieved again.
+   */
+  detached?: boolean;
 }
 
 /** Engine parameters, resolved from rl_config + memory config + method. */
@@ -65,6 +74,12 @@ export interface MemoryParams {
   /** memory.add_similarity_threshold: join an existing bucket at or above this sim. */
   addSimilarityThreshold: number;
   updateStrategy: UpdateStrategy;
+  /**
+   * Not the engine's: the cosine floor the reference's Self-RAG and Mem0 baselines put on
+   * their candidates (rl_config.sim_threshold, the retrieval knob the reference's runners
+   * share; on HLE rl_config.tau, which its baseline scripts read). Unset: none.
+   */
+  baselineThreshold?: number;
 }
 
 export interface PhaseAKey {
@@ -123,8 +138,11 @@ export interface CommitReport {
     id: string;
     key: string;
     joinedBucket: boolean;
-    /** joined: a similar key's bucket; appended: the exact key text already existed; new: a new index key. */
-    placement: 'joined' | 'appended' | 'new';
+    /**
+     * joined: a similar key's bucket; appended: the exact key text already existed; new: a
+     * new index key; replaced: the exact key text existed and its bucket now holds this memory alone.
+     */
+    placement: 'joined' | 'appended' | 'new' | 'replaced';
   }[];
   /** New memories not stored (method `none`, or a failure under the `validation` update strategy). */
   skipped: { id: string; reason: string }[];

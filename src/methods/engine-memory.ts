@@ -10,6 +10,9 @@ import type { Embedder } from '../embed/types.js';
 import { MemoryEngine } from '../memory/engine.js';
 import type { BuildStrategy, EpisodeResult, MemoryMeta, MemoryMethod, MemorySnapshot, PhaseAKey, Selection } from '../memory/types.js';
 import { MemoryWriter } from '../memory/writer.js';
+import { BUCKET_OVERWRITE } from '../memory/fidelity-switches.js';
+import type { Fidelity } from '../util/fidelity.js';
+import { commitOrder } from './commit-order.js';
 
 /** What the built-in methods checkpoint: the engine's snapshot, and reflection's latest attempt per task. */
 export type EngineState = MemorySnapshot & {
@@ -22,6 +25,8 @@ export interface EngineExperience extends Experience {
   /** Memories whose Q this episode's reward updates. */
   injectedIds: string[];
   success: boolean;
+  /** When the episode finished among its batch (Outcome.finishRank): the commit order under engine.commit-order=reference. */
+  finishRank?: number;
   newMemory?: {
     id: string;
     key: string;
@@ -47,11 +52,14 @@ export class EngineMemory {
   private readonly embedder: Embedder;
   private readonly benchmark: string;
   private readonly log: MethodContext['log'];
+  private readonly fidelity: Fidelity;
 
   constructor(ctx: MethodContext, opts: { engine: MemoryMethod; writes: boolean; buildStrategy?: BuildStrategy }) {
     const restored = ctx.restored as EngineState | undefined;
-    // The method decides the engine's behaviour (retrieval ranking, Q updates).
-    this.engine = restored ? MemoryEngine.restore(restored) : new MemoryEngine({ ...ctx.params, method: opts.engine });
+    // The method decides the engine's behaviour (retrieval ranking, Q updates); the run's switches how buckets fill.
+    const engineOpts = { bucketOverwrite: !ctx.fidelity.memrl(BUCKET_OVERWRITE) };
+    this.engine = restored ? MemoryEngine.restore(restored, engineOpts) : new MemoryEngine({ ...ctx.params, method: opts.engine }, engineOpts);
+    this.fidelity = ctx.fidelity;
     this.embedder = ctx.embedder;
     this.benchmark = ctx.benchmark;
     this.log = ctx.log;
@@ -100,7 +108,8 @@ export class EngineMemory {
   async write(ep: FinishedEpisode): Promise<EngineExperience> {
     const { task, epoch, outcome } = ep;
     const injectedIds = ep.retrieval.fields.retrievedIds;
-    if (!this.writer) return { taskId: task.id, injectedIds, success: outcome.success };
+    const base = { taskId: task.id, injectedIds, success: outcome.success, ...(outcome.finishRank !== undefined ? { finishRank: outcome.finishRank } : {}) };
+    if (!this.writer) return base;
     const memoryId = `mem-e${epoch}-t${ep.index}`;
     const built = await this.writer.write({
       task: task.key,
@@ -112,13 +121,11 @@ export class EngineMemory {
     // No memory for this episode (validation strategy, or the reference dropping a failed script); Q still moves.
     if (built.content === null) {
       if (built.llmError) this.log.warn({ event: 'memory_not_written', task: task.id, epoch, err: built.llmError }, 'script call failed: no memory for this episode');
-      return { taskId: task.id, injectedIds, success: outcome.success };
+      return base;
     }
     return {
+      ...base,
       memoryId,
-      taskId: task.id,
-      injectedIds,
-      success: outcome.success,
       newMemory: {
         id: memoryId,
         key: task.key,
@@ -130,16 +137,22 @@ export class EngineMemory {
     };
   }
 
-  /** Q updates, then new memories, in task order (the engine's commit). */
+  /** Q updates, then new memories, in commit order (engine.commit-order: finishing order or task order). */
   commit(experiences: readonly Experience[], at: number): CommitEffects | undefined {
     if (!this.retrieves) return undefined;
-    const results: EpisodeResult[] = (experiences as readonly EngineExperience[]).map((e) => {
+    const batch = experiences as readonly EngineExperience[];
+    const order = commitOrder(
+      batch.map((e) => e.finishRank),
+      this.fidelity,
+    );
+    const results: EpisodeResult[] = order.map((i) => {
+      const e = batch[i] as EngineExperience;
       const nm = e.newMemory;
       const base = { injectedIds: e.injectedIds, success: e.success };
       return nm ? { ...base, newMemory: { ...nm, keyEmbedding: this.keyEmbedding.get(e.taskId) as Float32Array } } : base;
     });
     const report = this.engine.commit(results, at);
-    return { qUpdates: report.qUpdates.map((u) => ({ experience: u.episode, memoryId: u.id, before: u.before, after: u.after })) };
+    return { qUpdates: report.qUpdates.map((u) => ({ experience: order[u.episode] as number, memoryId: u.id, before: u.before, after: u.after })) };
   }
 
   snapshot(): MemorySnapshot {

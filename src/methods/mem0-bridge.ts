@@ -246,6 +246,8 @@ export interface Mem0Experience {
   success: boolean;
   status: string;
   epoch: number;
+  /** Outcome.finishRank: the commit order under engine.commit-order=reference. */
+  finishRank?: number;
 }
 
 /** Mem0's memory for one run: adds at the barrier, searches before each episode, all through mem0ai. */
@@ -368,17 +370,28 @@ export class Mem0Bridge {
     return found;
   }
 
-  /** The memories mem0 finds for a task (its hybrid score), by memrl id. */
-  async search(task: TaskBase, limit: number, threshold: number, signal?: AbortSignal): Promise<Mem0Hit[]> {
+  /**
+   * The memories mem0 finds for a task, by memrl id, best first. `hybrid`: mem0ai 3.x's
+   * own score (cosine, BM25 and entity boosts, combined). `cosine`: the cosine alone, as
+   * the reference's mem0 1.0.1 ranked with Qdrant: every memory at or above the threshold
+   * is asked for with `explain`, which reports each one's semantic score, and the best
+   * `limit` by it are kept (ties in mem0's order). mem0 applies the threshold to the
+   * cosine either way.
+   */
+  async search(task: TaskBase, limit: number, threshold: number, ranking: 'cosine' | 'hybrid', signal?: AbortSignal): Promise<Mem0Hit[]> {
     if (this.memories.length === 0) return [];
     signal?.throwIfAborted();
     const memory = await this.open(task.key);
-    const res = await memory.search(task.key, { filters: { user_id: this.userId }, topK: limit, threshold });
-    return res.results.map((r) => {
+    const cosine = ranking === 'cosine';
+    const res = await memory.search(task.key, { filters: { user_id: this.userId }, topK: cosine ? this.memories.length : limit, threshold, ...(cosine ? { explain: true } : {}) });
+    const hits = res.results.map((r) => {
       const id = this.ids.get(r.id);
       if (!id) throw new Mem0Error(`mem0 returned a memory memrl did not add (${r.id})`);
-      return { id, score: r.score ?? 0 };
+      const semantic = (r as { score_details?: { semanticScore?: number } }).score_details?.semanticScore;
+      if (cosine && typeof semantic !== 'number') throw new Mem0Error('mem0 search with explain gave no semantic score: was mem0ai changed?');
+      return { id, score: cosine ? (semantic as number) : (r.score ?? 0) };
     });
+    return cosine ? hits.sort((a, b) => b.score - a.score).slice(0, limit) : hits;
   }
 
   snapshot(): Mem0State {

@@ -1,17 +1,21 @@
 /**
- * Self-RAG's two model calls, as the reference runs them with the main LLM instead of a
- * trained Self-RAG model: a gate that decides from the task alone whether retrieving is
- * worth it (JSON should_retrieve), and a decision that labels each top-k candidate
- * (selected, relevance, support, utility). A reply that holds no usable JSON object is
- * asked again, up to the configured number of attempts; what happens when none parses
- * (fall back to plain top-k, or inject nothing) is the caller's choice.
+ * Self-RAG's model calls, made with the main LLM instead of a trained Self-RAG model.
+ * The reference (memrl/selfrag_core/client.py) makes one: a decision that says whether
+ * retrieval is needed and labels each top-k candidate (selected, relevance, support,
+ * utility). Its gate call (decide from the task alone whether retrieving is worth it)
+ * exists but is never called, in any commit; memrl makes it first under the switch
+ * selfrag.gate-call=memrl. A reply that holds no usable JSON object is asked again, up
+ * to the configured number of attempts; when none parses, the caller's fallback applies
+ * (plain top-k, or nothing).
  *
  * Prompts are template files in the `memory` namespace (src/memory/prompts/selfrag-*.md),
  * overridden by a prompt pack's memory/ folder.
  */
+import type { RetrievalRecord } from '../core/method.js';
 import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';
 import { isJsonObject, type JsonObject } from '../util/json.js';
+import { pyStrip } from '../util/python/text.js';
 import { loadTemplate, render } from '../util/template.js';
 import { METHOD_PROMPT_DIR } from './experience.js';
 
@@ -111,6 +115,61 @@ export function parseDecision(raw: string, candidateIds: readonly string[]): Dec
   return { shouldRetrieve: flag(obj.should_retrieve), docs };
 }
 
+/** Python's truth value of a JSON value, as `bool(x)` reads it ("false" and "no" are true). */
+function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
+
+/** Python's int(x) of a label, or null where it raises. */
+function pyInt(v: unknown): number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number.parseInt(v, 10);
+  return null;
+}
+
+/**
+ * The decision as the reference reads it (SelfRAGClient._extract_json, _parse_decision;
+ * switch selfrag.decision-parse): the stripped reply is the JSON when it starts with `{`
+ * (so text after the object spoils it), else the span from its first `{` to its last `}`;
+ * flags are Python truth values; every id the reply names keeps its labels (an id is
+ * selected when any of its entries is); `docs` that is a number fails the attempt.
+ */
+export function parseDecisionReference(raw: string): DecisionAnswer {
+  const stripped = pyStrip(raw);
+  let text = stripped;
+  if (!stripped.startsWith('{')) {
+    const start = stripped.indexOf('{');
+    const end = stripped.lastIndexOf('}');
+    if (start < 0 || end < 0) throw new UnparseableReply('no JSON object in the reply');
+    text = stripped.slice(start, end + 1);
+  }
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch (err) {
+    throw new UnparseableReply(`invalid JSON: ${errorMessage(err)}`);
+  }
+  if (!isJsonObject(obj)) throw new UnparseableReply('the reply is not a JSON object');
+  const o = obj;
+  const listed = pyTruthy(o.docs) ? o.docs : [];
+  if (typeof listed === 'number' || typeof listed === 'boolean') throw new UnparseableReply('docs is not a list');
+  const docs: DocLabel[] = [];
+  // A string or an object iterates as characters or keys: no entry is an object then.
+  for (const item of Array.isArray(listed) ? listed : []) {
+    if (!isJsonObject(item)) continue;
+    const d = item;
+    const id = pyTruthy(d.id) ? (typeof d.id === 'string' ? d.id : JSON.stringify(d.id)) : '';
+    if (!id) continue;
+    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    docs.push({ id, selected: pyTruthy(d.selected), relevance: num(d.relevance), support: num(d.support), utility: d.utility === undefined || d.utility === null ? null : pyInt(d.utility) });
+  }
+  return { shouldRetrieve: pyTruthy(o.should_retrieve), docs };
+}
+
 export interface Asked<T> {
   /** The parsed answer; undefined when no attempt gave one. */
   answer?: T;
@@ -153,6 +212,8 @@ export interface DecisionCalls {
   tags: Omit<ChatTags, 'role' | 'purpose' | 'turn'>;
   attempts: number;
   signal?: AbortSignal;
+  /** Ask for a JSON object reply (memrl's); the reference asks without (selfrag.decision-parse). Default true. */
+  jsonMode?: boolean;
 }
 
 /** Characters of a candidate shown to the decision call (the reference shows a 400-character preview). */
@@ -175,7 +236,7 @@ function messages(system: string, user: string, vars: Record<string, string>, pr
 
 async function ask(c: DecisionCalls, purpose: string, msgs: ChatRequest['messages'], attempt: number): Promise<string> {
   // Each attempt is its own sample (turn), so a retry is not answered by the cached bad reply.
-  const res = await c.model.chat({ messages: msgs, jsonMode: true, tags: { ...c.tags, role: 'memory', purpose, turn: attempt } }, c.signal);
+  const res = await c.model.chat({ messages: msgs, ...(c.jsonMode === false ? {} : { jsonMode: true }), tags: { ...c.tags, role: 'memory', purpose, turn: attempt } }, c.signal);
   return res.text;
 }
 
@@ -185,8 +246,8 @@ export function askGate(c: DecisionCalls, task: string): Promise<Asked<GateAnswe
   return askUntilParsed(c.attempts, (attempt) => ask(c, 'selfrag-gate', msgs, attempt), parseGate, c.signal);
 }
 
-/** The decision: labels for every candidate, one call for all of them. */
-export function askDecision(c: DecisionCalls, task: string, candidates: readonly DecisionCandidate[]): Promise<Asked<DecisionAnswer>> {
+/** The decision: labels for every candidate, one call for all of them (the reference's reading with `referenceParse`). */
+export function askDecision(c: DecisionCalls, task: string, candidates: readonly DecisionCandidate[], referenceParse = false): Promise<Asked<DecisionAnswer>> {
   const input = JSON.stringify(
     {
       task,
@@ -204,5 +265,59 @@ export function askDecision(c: DecisionCalls, task: string, candidates: readonly
   );
   const msgs = messages(SELFRAG_TEMPLATES.decisionSystem, SELFRAG_TEMPLATES.decisionUser, { input }, c.promptDir);
   const ids = candidates.map((x) => x.id);
-  return askUntilParsed(c.attempts, (attempt) => ask(c, 'selfrag-decision', msgs, attempt), (raw) => parseDecision(raw, ids), c.signal);
+  const parse = referenceParse ? parseDecisionReference : (raw: string) => parseDecision(raw, ids);
+  return askUntilParsed(c.attempts, (attempt) => ask(c, 'selfrag-decision', msgs, attempt), parse, c.signal);
+}
+
+/** What an adaptive retrieval decided, for one task. */
+export interface Choice {
+  /** Indices of the candidates injected, in candidate (similarity) order. */
+  chosen: number[];
+  /** The gate's and the decision's answers, for the outcome row (extra.retrieval). */
+  record: RetrievalRecord;
+  /** Set when no reply parsed: the stage, why, and what was injected instead. */
+  fallback?: { stage: 'gate' | 'decision'; error: string | undefined; to: 'top-k' | 'none' };
+}
+
+function labelOf(d: DocLabel | undefined) {
+  return d ? { selected: d.selected, relevance: d.relevance, support: d.support, utility: d.utility } : { selected: false, labelled: false };
+}
+
+/**
+ * Adaptive retrieval over non-empty candidates: the gate call first when `gate` (memrl's
+ * two calls; the reference makes none), then the decision call. Nothing is injected when
+ * the answer says retrieval is not needed; a stage whose replies never parse falls back
+ * to all the candidates or to none (`fallbackOnError`).
+ */
+export async function chooseCandidates(
+  c: DecisionCalls,
+  task: string,
+  candidates: readonly DecisionCandidate[],
+  opts: { gate: boolean; referenceParse: boolean; fallbackOnError: boolean },
+): Promise<Choice> {
+  const all = candidates.map((_, i) => i);
+  const fallback = (stage: 'gate' | 'decision', error: string | undefined, record: RetrievalRecord): Choice => {
+    const to = opts.fallbackOnError ? 'top-k' : 'none';
+    return { chosen: opts.fallbackOnError ? all : [], record: { ...record, fallback: to }, fallback: { stage, error, to } };
+  };
+  let gateRecord: RetrievalRecord | null = null;
+  if (opts.gate) {
+    const gate = await askGate(c, task);
+    gateRecord = { attempts: gate.attempts, ...(gate.answer ? { retrieve: gate.answer.shouldRetrieve } : { error: gate.error }) };
+    if (!gate.answer) return fallback('gate', gate.error, { gate: gateRecord, decision: null });
+    if (!gate.answer.shouldRetrieve) return { chosen: [], record: { gate: gateRecord, decision: null, fallback: null } };
+  }
+  const decision = await askDecision(c, task, candidates, opts.referenceParse);
+  if (!decision.answer) return fallback('decision', decision.error, { gate: gateRecord, decision: { attempts: decision.attempts, error: decision.error } });
+  const { shouldRetrieve, docs } = decision.answer;
+  const first = new Map<string, DocLabel>();
+  for (const d of docs) if (!first.has(d.id)) first.set(d.id, d);
+  const selected = new Set(docs.filter((d) => d.selected).map((d) => d.id));
+  const record = {
+    gate: gateRecord,
+    decision: { attempts: decision.attempts, retrieve: shouldRetrieve, labels: candidates.map((x) => ({ id: x.id, ...labelOf(first.get(x.id)), selected: selected.has(x.id) })) },
+    fallback: null,
+  };
+  // As the reference: nothing is injected when the decision says retrieval is not needed.
+  return { chosen: shouldRetrieve ? all.filter((i) => selected.has((candidates[i] as DecisionCandidate).id)) : [], record };
 }

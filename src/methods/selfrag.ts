@@ -5,14 +5,17 @@
  * Memory: every finished training episode, stored as its task, trajectory and result
  * (src/memory/prompts/experience.md), embedded with the run's embedder and tagged with benchmark,
  * epoch, phase and success. Retrieval, per task: the top-k stored experiences by cosine
- * similarity of the task text to the stored text; then by `retrieval_mode`:
- *   always   inject the top-k;
+ * similarity of the task text to the stored text, those below the similarity
+ * `threshold` dropped (the reference's: rl_config.sim_threshold, on HLE rl_config.tau);
+ * then by `retrieval_mode`:
+ *   always   inject the candidates;
  *   never    inject nothing;
- *   adaptive a gate call asks, from the task alone, whether experience is worth it; if
- *            so a decision call labels every candidate (selected, relevance, support,
- *            utility) and the selected ones are injected, in similarity order.
+ *   adaptive one decision call says whether retrieval is needed and labels every
+ *            candidate (selected, relevance, support, utility); the selected ones are
+ *            injected, in similarity order. Under selfrag.gate-call=memrl a gate call
+ *            first asks, from the task alone, whether experience is worth it.
  * A call whose reply stays unparseable after `max_decision_retries` attempts falls back
- * to plain top-k (`fallback_on_error`, else nothing). Both calls are role `memory`
+ * to the candidates (`fallback_on_error`, else nothing). The calls are role `memory`
  * through the run's model, so they are metered, cached and replayed like every call,
  * and each task's decision is recorded in its outcome row (extra.retrieval).
  */
@@ -21,12 +24,37 @@ import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodModule, MethodStats, Retrieval, RetrievalQuery, RetrievalRecord } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
+import type { FidelitySwitch } from '../util/fidelity.js';
 import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
 import { mapPool } from '../util/pool.js';
-import { askDecision, askGate, type DecisionCalls, type DocLabel } from './selfrag-decide.js';
+import { chooseCandidates, type DecisionCalls } from './selfrag-decide.js';
+import { commitOrder } from './commit-order.js';
 import { experienceText } from './experience.js';
 
 export const RETRIEVAL_MODES = ['adaptive', 'always', 'never'] as const;
+
+export const GATE_CALL = 'selfrag.gate-call';
+export const DECISION_PARSE = 'selfrag.decision-parse';
+/** The baseline's client; it left the reference after commit 3386d8e. */
+const CLIENT = 'memrl/selfrag_core/client.py';
+
+export const SELFRAG_SWITCHES: readonly FidelitySwitch[] = [
+  {
+    id: GATE_CALL,
+    class: 'choice',
+    reference: 'one model call per task: the decision says whether retrieval is needed and selects among the candidates (the gate prompt exists but is never called)',
+    memrl: 'two calls: a gate decides from the task alone whether to retrieve, then the decision selects',
+    source: `${CLIENT}:SelfRAGClient.decide at commit 3386d8e (gate_retrieval is called nowhere)`,
+  },
+  {
+    id: DECISION_PARSE,
+    class: 'bug',
+    reference:
+      'the decision is asked without JSON mode; the reply, stripped, is parsed whole when it starts with "{" (text after the object spoils it), else from its first "{" to its last "}"; should_retrieve and selected are Python truth values (the strings "false" and "no" are true); an id is selected when any of its entries is',
+    memrl: 'asked in JSON mode; the first "{" to the last "}" of the reply; only true (or "true") is true; labels of ids that are no candidate are dropped, the first entry of an id counts',
+    source: `${CLIENT}:SelfRAGClient._extract_json, SelfRAGClient._parse_decision at commit 3386d8e`,
+  },
+];
 
 const section = z
   .object({
@@ -57,7 +85,9 @@ const section = z
       .max(1)
       .nullable()
       .default(null)
-      .describe('Self-RAG: drop candidates whose cosine similarity is below this before the decision; null = keep all top-k.'),
+      .describe(
+        "Self-RAG: drop candidates whose cosine similarity is below this before the decision; null = the reference's: rl_config.sim_threshold, on HLE rl_config.tau (-1 keeps all).",
+      ),
   })
   .strict();
 
@@ -96,6 +126,8 @@ interface SelfRagExperience extends Experience {
   status: string;
   epoch: number;
   embedding: string;
+  /** Outcome.finishRank: the commit order under engine.commit-order=reference. */
+  finishRank?: number;
 }
 
 interface Candidate {
@@ -118,20 +150,18 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot / (Math.max(Math.sqrt(na), NORM_FLOOR) * Math.max(Math.sqrt(nb), NORM_FLOOR));
 }
 
-function labelOf(d: DocLabel | undefined) {
-  return d ? { selected: d.selected, relevance: d.relevance, support: d.support, utility: d.utility } : { selected: false, labelled: false };
-}
-
 class SelfRag implements MethodInstance {
   private readonly store: Stored[];
   /** Task-key embeddings, computed once per process (prepare). */
   private readonly keyVectors = new Map<string, Float32Array>();
   private readonly settings: SelfRagSettings;
   private readonly topK: number;
+  private readonly threshold: number | null;
 
   constructor(private readonly ctx: MethodContext<SelfRagSettings | undefined>) {
     this.settings = ctx.settings ?? section.parse({});
     this.topK = this.settings.top_k ?? ctx.params.k1;
+    this.threshold = this.settings.threshold ?? ctx.params.baselineThreshold ?? null;
     const restored = ctx.restored as SelfRagState | undefined;
     this.store = (restored?.experiences ?? []).map(({ embedding, ...rest }) => ({ ...rest, vector: decodeFloat32(embedding) }));
   }
@@ -158,7 +188,7 @@ class SelfRag implements MethodInstance {
       this.keyVectors.set(task.id, q);
     }
     const query = q;
-    const threshold = this.settings.threshold;
+    const threshold = this.threshold;
     return this.store
       .map((item) => ({ item, sim: cosine(query, item.vector) }))
       .filter((c) => threshold === null || c.sim >= threshold)
@@ -177,39 +207,29 @@ class SelfRag implements MethodInstance {
     const done = (chosen: Candidate[], extra: RetrievalRecord = {}): Retrieval => this.retrieval(chosen, found.length, { ...record, ...extra, selected: chosen.map((c) => c.item.id) });
     if (mode !== 'adaptive' || found.length === 0) return done(found);
 
+    const { fidelity } = this.ctx;
     const calls: DecisionCalls = {
+      jsonMode: fidelity.memrl(DECISION_PARSE),
       model: this.ctx.model,
       ...(this.ctx.promptDir ? { promptDir: this.ctx.promptDir } : {}),
       tags: { benchmark: this.ctx.benchmark, taskId: task.id, epoch: query.epoch, phase: query.phase },
       attempts: this.settings.max_decision_retries,
       ...(query.signal ? { signal: query.signal } : {}),
     };
-    const fallback = (stage: string, error: string | undefined, extra: RetrievalRecord): Retrieval => {
-      const to = this.settings.fallback_on_error ? 'top-k' : 'none';
-      this.ctx.log.warn({ event: 'selfrag_fallback', task: task.id, stage, error, to }, 'Self-RAG reply unparseable; falling back');
-      return done(this.settings.fallback_on_error ? found : [], { ...extra, fallback: to });
-    };
-
-    const gate = await askGate(calls, task.key);
-    const gateRecord = { attempts: gate.attempts, ...(gate.answer ? { retrieve: gate.answer.shouldRetrieve } : { error: gate.error }) };
-    if (!gate.answer) return fallback('gate', gate.error, { gate: gateRecord, decision: null });
-    if (!gate.answer.shouldRetrieve) return done([], { gate: gateRecord, decision: null, fallback: null });
-
-    const decision = await askDecision(
+    const choice = await chooseCandidates(
       calls,
       task.key,
       found.map((c) => ({ id: c.item.id, taskId: c.item.taskId, key: c.item.key, content: c.item.content, success: c.item.success, sim: c.sim })),
+      { gate: fidelity.memrl(GATE_CALL), referenceParse: !fidelity.memrl(DECISION_PARSE), fallbackOnError: this.settings.fallback_on_error },
     );
-    if (!decision.answer) return fallback('decision', decision.error, { gate: gateRecord, decision: { attempts: decision.attempts, error: decision.error } });
-    const labels = new Map(decision.answer.docs.map((d) => [d.id, d]));
-    const decisionRecord = {
-      attempts: decision.attempts,
-      retrieve: decision.answer.shouldRetrieve,
-      labels: found.map((c) => ({ id: c.item.id, ...labelOf(labels.get(c.item.id)) })),
-    };
-    // As the reference: nothing is injected when the decision says retrieval is not needed.
-    const chosen = decision.answer.shouldRetrieve ? found.filter((c) => labels.get(c.item.id)?.selected === true) : [];
-    return done(chosen, { gate: gateRecord, decision: decisionRecord, fallback: null });
+    if (choice.fallback) {
+      const { stage, error, to } = choice.fallback;
+      this.ctx.log.warn({ event: 'selfrag_fallback', task: task.id, stage, error, to }, 'Self-RAG reply unparseable; falling back');
+    }
+    return done(
+      choice.chosen.map((i) => found[i] as Candidate),
+      choice.record,
+    );
   }
 
   private retrieval(chosen: Candidate[], pool: number, record: RetrievalRecord): Retrieval {
@@ -230,11 +250,18 @@ class SelfRag implements MethodInstance {
       status: outcome.status,
       epoch: ep.epoch,
       embedding: encodeFloat32(vector as Float32Array),
+      ...(outcome.finishRank !== undefined ? { finishRank: outcome.finishRank } : {}),
     };
   }
 
+  /** Stored in the order the reference adds a batch (engine.commit-order): storage order breaks similarity ties. */
   commit(experiences: readonly Experience[], at: number): void {
-    for (const e of experiences as readonly SelfRagExperience[]) {
+    const batch = experiences as readonly SelfRagExperience[];
+    for (const i of commitOrder(
+      batch.map((e) => e.finishRank),
+      this.ctx.fidelity,
+    )) {
+      const e = batch[i] as SelfRagExperience;
       this.store.push({ id: e.memoryId, taskId: e.taskId, key: e.key, content: e.content, success: e.success, status: e.status, epoch: e.epoch, at, vector: decodeFloat32(e.embedding) });
     }
   }
@@ -271,5 +298,6 @@ export const selfrag: MethodModule<SelfRagSettings | undefined> = {
   displayName: 'Self-RAG',
   description: 'the LLM gates retrieval and labels the top-k similar past experiences (selected, relevance, support, utility); selected ones are injected',
   configSection: section,
+  fidelitySwitches: SELFRAG_SWITCHES,
   create: (ctx) => new SelfRag(ctx),
 };

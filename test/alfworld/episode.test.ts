@@ -121,6 +121,8 @@ describe('ALFWorld episode on the stand-in', () => {
     const o = await settleEpisode(b.episode(train[0]!, ctx(m)));
     expect(o.status).toBe('fail');
     expect(o.steps).toBe(4);
+    // Ran out of steps: the reference collects it after every game that ended (engine.commit-order).
+    expect(o.finishRank).toBe(5);
     const transcript = o.extra!.transcript as { action: string; observation: string }[];
     expect(transcript.map((x) => x.action)).toEqual(['I would rather think about it.', 'inventory\nObservation: you carry nothing', 'look', 'THOUGHT: y\nACTION: Look']);
     expect(transcript[0]!.observation).toBe('Nothing happened.');
@@ -225,6 +227,8 @@ describe('ALFWorld episode on the stand-in', () => {
     expect(o.success).toBe(true);
     expect(o.status).toBe('pass');
     expect(o.steps).toBe(plan.length);
+    // Collected at the step it ended at.
+    expect(o.finishRank).toBe(plan.length);
     for (const r of m.requests) for (const msg of r.messages) expect(String(msg.content)).not.toContain('expert');
   });
 

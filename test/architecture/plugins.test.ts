@@ -143,9 +143,9 @@ describe('bad plug-ins: one line naming the module, exit 2', () => {
 
   it('an export that does not satisfy the contract names the field', async () => {
     const p = write('lacks.mjs', "export default { kind: 'benchmark', name: 'lacks', displayName: 'Lacks', description: 'x', resolve: () => ({}) };\n");
-    expectOneLine(await memrl(['run', '--help', '--plugin', p]), p, /benchmark "lacks" lacks `create`/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', p]), p, /benchmark "lacks": `create` is missing/);
     const m = write('badmethod.mjs', "export const m = { kind: 'method', name: 'Bad Name', displayName: 'B', description: 'x', create: () => ({}) };\n");
-    expectOneLine(await memrl(['run', '--help', '--plugin', m]), m, /has a bad `name`/);
+    expectOneLine(await memrl(['run', '--help', '--plugin', m]), m, /method "Bad Name": `name` is not a lowercase name/);
     const none = write('empty.mjs', 'export const nothing = 1;\n');
     expectOneLine(await memrl(['run', '--help', '--plugin', none]), none, /exports no benchmark or memory method/);
   });

@@ -42,7 +42,9 @@ describe('memrl config', () => {
     expect(tree.rl_config).toMatchObject({ epsilon: 0.1, topk: 5, q_min_threshold: -0.8 });
     expect(tree.memrl).toBeDefined();
     expect(out).toMatch(/^# inert keys in the file/m);
-    expect(out).toMatch(/^#\s+rl_config\.tau: never read by the reference/m);
+    expect(out).toMatch(/^#\s+rl_config\.novelty_threshold: never read by the reference/m);
+    // Only HLE's Self-RAG and Mem0 read tau (the reference's HLE baseline scripts do).
+    expect(out).toMatch(/^# keys in the file that bcb does not read: .*rl_config\.tau/m);
     expect(out).toContain('method memrl');
   });
 
@@ -89,7 +91,8 @@ describe('memrl config', () => {
   it('--explain lists every key with its default and marks inert ones', async () => {
     const { out } = await runConfig(['--explain', '--benchmark', 'llb']);
     expect(out).toMatch(/memory\.k_retrieve\s+\(integer >= 0; default 10\)/);
-    expect(out).toMatch(/rl_config\.tau .*\[inert\]/);
+    expect(out).toMatch(/rl_config\.novelty_threshold .*\[inert\]/);
+    expect(out).toMatch(/rl_config\.tau .*\[only hle\]/);
     expect(out).toMatch(/experiment\.llb_q_floor .*default 0\).*\[only llb\]/);
   });
 });

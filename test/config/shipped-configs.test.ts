@@ -63,7 +63,7 @@ describe('INERT_KEYS', () => {
       expect(keys.has(key), key).toBe(true);
       expect(reason.length).toBeGreaterThan(5);
     }
-    for (const key of ['rl_config.tau', 'rl_config.novelty_threshold', 'rl_config.reward_merge_gain', 'memory.confidence_threshold', 'memory.mos_config_path', 'memory.user_id', 'experiment.bon', 'experiment.test_interval']) {
+    for (const key of ['rl_config.novelty_threshold', 'rl_config.reward_merge_gain', 'memory.confidence_threshold', 'memory.mos_config_path', 'memory.user_id', 'experiment.bon', 'experiment.test_interval']) {
       expect(INERT_KEYS[key], key).toBeTruthy();
     }
   });

@@ -49,8 +49,10 @@ describe('BigCodeBench and HLE fidelity vectors', () => {
     const credited = new Set<string>();
     for (const f of FILES) for (const m of (await report(f, { profile: 'fixed' })).mismatches) for (const id of m.explainedBy) credited.add(id);
     // bcb_extract_code, hle_judge and hle_judge_prompt show them; the category default acts on whole runs and the
-    // attempt-note cut on the reflection baseline's note (test/hle/reflection-note.test.ts): no vector records those.
-    const notInVectors = ['hle.category-defaults', 'hle.attempt-solution-cut'];
+    // attempt-note cut on the reflection baseline's note (test/hle/reflection-note.test.ts), the time limit on test
+    // runs (test/bcb-eval/time-limit.test.ts), empty replies on episodes (test/fidelity/empty-reply.test.ts):
+    // no vector records those.
+    const notInVectors = ['hle.category-defaults', 'hle.attempt-solution-cut', 'bcb.time-limit', 'bcb.empty-reply', 'hle.empty-reply'];
     expect([...credited].sort()).toEqual(BUG_SWITCHES.filter((id) => !notInVectors.includes(id)).sort());
   }, 120_000);
 

@@ -4,7 +4,10 @@
  * the question, the answer alone), made without a model call, never mixed into the
  * memory block.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { HleTask } from '../../src/bench/hle/dataset.js';
 import { hleAttemptNote, hleMessages, hleTrajectory } from '../../src/bench/hle/episode.js';
 import { ATTEMPT_SOLUTION_SWITCH, HLE_SWITCHES } from '../../src/bench/hle/switches.js';
@@ -52,5 +55,27 @@ describe('HLE reflection note', () => {
     const fixed = hleAttemptNote(task, { trajectory, success: false }, { fidelity: makeFidelity('reference', HLE_SWITCHES, { [ATTEMPT_SOLUTION_SWITCH]: 'memrl' }) });
     expect(fixed).not.toContain('\nSOLUTION\n');
     expect(fixed).toContain('\nx = 1 or x = -1\n');
+  });
+});
+
+describe('HLE trajectory: a template of the prompt pack (hle/trajectory.md)', () => {
+  const pack = mkdtempSync(join(tmpdir(), 'memrl-hle-pack-'));
+  afterAll(() => rmSync(pack, { recursive: true, force: true }));
+  mkdirSync(join(pack, 'hle'));
+  writeFileSync(join(pack, 'hle', 'trajectory.md'), 'Q >> {{question}}\n== answer ==\n{{solution}}\n');
+  const promptDir = join(pack, 'hle');
+
+  it("memrl's own wording by default; a pack's template is used as written, its final newline included", () => {
+    expect(hleTrajectory(task, '  x = 1 \n')).toBe(`Question:\n${task.question}\n\nSolution:\nx = 1`);
+    expect(hleTrajectory(task, '  x = 1 \n', promptDir)).toBe(`Q >> ${task.question}\n== answer ==\nx = 1\n`);
+  });
+
+  it("the attempt note finds the answer in a trajectory the pack's template wrote", () => {
+    const fixed = makeFidelity('reference', HLE_SWITCHES, { [ATTEMPT_SOLUTION_SWITCH]: 'memrl' });
+    const note = hleAttemptNote(task, { trajectory: hleTrajectory(task, 'x = 1 or x = -1', promptDir), success: false }, { promptDir, fidelity: fixed });
+    expect(note).toContain('\nx = 1 or x = -1\n');
+    expect(note).not.toContain('== answer ==');
+    const empty = hleAttemptNote(task, { trajectory: hleTrajectory(task, '', promptDir), success: false }, { promptDir, fidelity: fixed });
+    expect(empty).not.toContain('== answer ==');
   });
 });

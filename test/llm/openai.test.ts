@@ -121,6 +121,20 @@ describe('OpenAIChatModel against a loopback OpenAI server', () => {
     expect(e2.reason).toBe('empty');
   });
 
+  it('acceptEmpty: an empty reply comes back as it came, with its usage (the reference scores it)', async () => {
+    const usage = { prompt_tokens: 50, completion_tokens: 4096, total_tokens: 4146 };
+    srv = await startOpenAIServer({
+      chat: (_req, n) => ({ body: chatCompletion(n === 0 ? null : '   ', { finishReason: 'length', usage }) }),
+    });
+    const model = new OpenAIChatModel({ apiKey: KEY, baseURL: srv.url, model: 'm', maxRetries: 0 });
+    const a = await model.chat(request({ acceptEmpty: true }));
+    expect(a.text).toBe('');
+    expect(a.usage).toEqual({ promptTokens: 50, completionTokens: 4096, totalTokens: 4146 });
+    expect((await model.chat(request({ acceptEmpty: true }))).text).toBe('   ');
+    // The flag is not sent to the endpoint.
+    expect(JSON.stringify(srv.chatRequests()[0]!.body)).not.toContain('accept');
+  });
+
   it('makes exactly maxRetries + 1 attempts on 500, then fails', async () => {
     srv = await startOpenAIServer({ chat: () => errorReply(500, 'upstream broke', { 'retry-after-ms': '5' }) });
     const model = new OpenAIChatModel({ apiKey: KEY, baseURL: srv.url, model: 'm', maxRetries: 2 });

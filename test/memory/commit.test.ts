@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryEngine } from '../../src/memory/engine.js';
+import { defaultMemoryParams } from '../../src/memory/params.js';
 import { Rng } from '../../src/util/rng.js';
 import { ALF, Q4, engineWith, newMemory, vec } from './helpers.js';
 
@@ -213,5 +215,38 @@ describe('stats', () => {
     expect(s.q!.min).toBe(-0.5);
     expect(s.q!.max).toBe(0.5);
     expect(s.q!.mean).toBeCloseTo(0.1, 12);
+  });
+});
+
+describe('commit: the reference buckets (EngineOptions.bucketOverwrite, switch engine.bucket-overwrite)', () => {
+  const params = defaultMemoryParams({ qMinThreshold: -0.5, addSimilarityThreshold: 0.9, simThreshold: 0 });
+
+  it('a retrieval whose pool q_min emptied hands no key to join, so the memory gets its own key', () => {
+    for (const bucketOverwrite of [true, false]) {
+      const e = new MemoryEngine(params, { bucketOverwrite });
+      e.insertDirect({ id: 'bad', key: 'similar task', embedding: vec(1, 0.01), q: -1 });
+      const sel = e.retrieve(vec(1, 0), new Rng(1));
+      expect(sel.selected).toEqual([]);
+      expect(sel.pool).toBe(1);
+      e.commit([{ injectedIds: [], success: true, newMemory: newMemory('n', 'my task', vec(1, 0), { phaseAKeys: sel.phaseAKeys }) }], 1);
+      expect(e.get('n')!.key).toBe(bucketOverwrite ? 'my task' : 'similar task');
+    }
+  });
+
+  it('a memory that joins nothing replaces the bucket its task text already had; the old ones are detached', () => {
+    const e = new MemoryEngine(params, { bucketOverwrite: true });
+    e.insertDirect({ id: 'old1', key: 'task', embedding: vec(0, 1), q: 0 });
+    e.insertDirect({ id: 'old2', key: 'task', q: 0 });
+    const report = e.commit([{ injectedIds: [], success: true, newMemory: newMemory('n', 'task', vec(0, 1)) }], 1);
+    expect(report.added).toEqual([{ id: 'n', key: 'task', joinedBucket: false, placement: 'replaced' }]);
+    expect(e.bucket('task')).toEqual(['n']);
+    expect([e.get('old1')!.detached, e.get('old2')!.detached, e.get('n')!.detached]).toEqual([true, true, undefined]);
+    // A snapshot keeps them stored and out of every bucket; a detached memory found in a bucket is refused.
+    const snap = e.snapshot();
+    const back = MemoryEngine.restore(snap, { bucketOverwrite: true });
+    expect(back.size).toBe(3);
+    expect(back.keys()).toEqual([{ key: 'task', ids: ['n'] }]);
+    snap.index[0]!.ids.push('old1');
+    expect(() => MemoryEngine.restore(snap)).toThrow(/old1 is detached but still in a bucket/);
   });
 });

@@ -174,7 +174,10 @@ describe("Self-RAG's prompts are in the memory namespace of prompt packs", () =>
     const pack = join(work, 'pack');
     mkdirSync(join(pack, 'memory'), { recursive: true });
     writeFileSync(join(pack, 'memory', 'selfrag-gate-system.md'), 'Decide whether to look at past attempts. Reply {"should_retrieve": true} or false, as JSON.\n');
-    const args = (out: string, extra: string[] = []) => ['run', 'hle', '--config', 'sim.yaml', '--train', HLE, '--method', 'selfrag', '--epochs', '2', '--output-dir', out, ...extra];
+    // The gate is memrl's extra call (selfrag.gate-call=memrl); every candidate kept (no similarity floor), so that there is something to gate.
+    writeFileSync(join(work, 'sim-open.yaml'), `${SIM}memrl:\n  selfrag: {threshold: -1}\n`);
+    const args = (out: string, extra: string[] = []) =>
+      ['run', 'hle', '--config', 'sim-open.yaml', '--train', HLE, '--method', 'selfrag', '--epochs', '2', '--output-dir', out, '--fidelity-switch', 'selfrag.gate-call=memrl', ...extra];
     expect((await memrl(args('plain'))).code).toBe(0);
     expect((await memrl(args('packed', ['--prompts', pack]))).code).toBe(0);
     const gateKeys = (out: string): Set<string> =>

@@ -12,8 +12,9 @@ import { OpenAIEmbedder } from '../../src/embed/openai.js';
 import { OpenAIChatModel } from '../../src/llm/openai.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { clampForMem0, pinDates, MAX_MEM0_CHARS } from '../../src/methods/mem0-bridge.js';
-import { mem0, type Mem0Settings } from '../../src/methods/mem0.js';
-import { REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
+import { MEM0_SWITCHES, mem0, RANKING, type Mem0Settings } from '../../src/methods/mem0.js';
+import { MEMORY_SWITCHES } from '../../src/memory/fidelity-switches.js';
+import { makeFidelity, REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
 import { Rng } from '../../src/util/rng.js';
 import { errorReply, startOpenAIServer, type OpenAITestServer } from '../helpers/openai-server.js';
 
@@ -167,5 +168,52 @@ describe('what memrl changes in what mem0 gets', () => {
   it('pins only the two dates of the extraction prompt', () => {
     const prompt = '## New Messages\nassistant: on 2024-01-02 it failed\n\n## Observation Date\n2026-11-23\n\n## Current Date\n2026-11-23\n\n# Output:';
     expect(pinDates(prompt)).toBe('## New Messages\nassistant: on 2024-01-02 it failed\n\n## Observation Date\n(not recorded)\n\n## Current Date\n(not recorded)\n\n# Output:');
+  });
+});
+
+describe('mem0.ranking: which memory a search injects', () => {
+  const A: TaskBase = { id: 'img/1', key: 'Resize an image to half its width.' };
+  const B: TaskBase = { id: 'csv/1', key: 'Parse a CSV file and sum the price column.' };
+  const Q: TaskBase = { id: 'csv/9', key: 'Parse the CSV file again, then sum the price column.' };
+  /** The query is nearer A's memory by cosine (0.9 against 0.8); B shares its words. */
+  function vector(text: string): number[] {
+    if (text.includes('again')) return [1, 0, 0];
+    if (text.includes('Resize an image')) return [0.9, Math.sqrt(1 - 0.81), 0];
+    if (text.includes('Parse a CSV file')) return [0.8, 0.6, 0];
+    return [0, 0, 1];
+  }
+
+  async function injected(ranking: 'reference' | 'memrl'): Promise<Retrieval> {
+    const s = await startOpenAIServer({ chat: () => 'unused', embeddings: (inputs) => inputs.map(vector) });
+    servers.push(s);
+    const method = await mem0.create({
+      benchmark: 'toy',
+      settings: { limit: 1, threshold: null, infer: false },
+      params: defaultMemoryParams(),
+      buildStrategy: 'trajectory',
+      model: new OpenAIChatModel({ apiKey: 'sk-test-mem0', baseURL: s.url, model: 'chat-1', maxRetries: 0 }),
+      embedder: new OpenAIEmbedder({ apiKey: 'sk-test-mem0', baseURL: s.url, model: 'embed-1', maxRetries: 0 }),
+      fidelity: makeFidelity('reference', [...MEMORY_SWITCHES, ...MEM0_SWITCHES], { [RANKING]: ranking }),
+      log: pino({ level: 'silent' }),
+    });
+    methods.push(method);
+    await method.prepare!([A, B, Q]);
+    const outcome = { status: 'pass' as const, success: true, steps: 1, trajectory: 'def solve(): ...', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+    const none: Retrieval = { memories: [], fields: { retrievedIds: [] } };
+    const exps = [await method.learn!({ task: A, index: 0, epoch: 1, retrieval: none, outcome }), await method.learn!({ task: B, index: 1, epoch: 1, retrieval: none, outcome })];
+    await method.commit(exps.filter((e) => e !== undefined), 1);
+    return (await method.retrieve([Q], { phase: 'train', epoch: 2, rng: new Rng('unused') }))[0]!;
+  }
+
+  it('reference: by cosine alone, the nearer memory (A), scored by its cosine', async () => {
+    const r = await injected('reference');
+    expect(r.fields.retrievedIds).toEqual(['mem0-e1-t0']);
+    expect(r.fields.retrievedSim![0]).toBeCloseTo(0.9, 6);
+  });
+
+  it("memrl: mem0ai 3.x's hybrid score lifts the memory that shares the query's words (B)", async () => {
+    const r = await injected('memrl');
+    expect(r.fields.retrievedIds).toEqual(['mem0-e1-t1']);
+    expect(r.fields.retrievedSim![0]).not.toBeCloseTo(0.8, 3);
   });
 });

@@ -12,7 +12,7 @@ import type { ChatModel, ChatRequest } from '../../src/llm/types.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { LLM_REFLECTION, REFLECTION_SWITCHES, reflection } from '../../src/methods/reflection.js';
 import { makeFidelity } from '../../src/util/fidelity.js';
-import { WRITER_SWITCHES } from '../../src/memory/fidelity-switches.js';
+import { MEMORY_SWITCHES } from '../../src/memory/fidelity-switches.js';
 import { Rng } from '../../src/util/rng.js';
 
 function recordingModel(): ChatModel & { calls: ChatRequest[] } {
@@ -37,7 +37,7 @@ async function twoEpochs(setting: 'reference' | 'memrl'): Promise<{ model: Retur
     buildStrategy: 'proceduralization',
     model,
     embedder: new LocalNgramEmbedder(),
-    fidelity: makeFidelity('reference', [...WRITER_SWITCHES, ...REFLECTION_SWITCHES], { [LLM_REFLECTION]: setting }),
+    fidelity: makeFidelity('reference', [...MEMORY_SWITCHES, ...REFLECTION_SWITCHES], { [LLM_REFLECTION]: setting }),
     log: pino({ level: 'silent' }),
   };
   const instance = await reflection.create(ctx);
@@ -95,7 +95,7 @@ describe('reflection method', () => {
       buildStrategy: 'proceduralization',
       model,
       embedder: new LocalNgramEmbedder(),
-      fidelity: makeFidelity('reference', [...WRITER_SWITCHES, ...REFLECTION_SWITCHES]),
+      fidelity: makeFidelity('reference', [...MEMORY_SWITCHES, ...REFLECTION_SWITCHES]),
       log: pino({ level: 'silent' }),
       restored: snap,
     });

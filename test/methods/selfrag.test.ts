@@ -10,10 +10,11 @@ import type { TaskBase } from '../../src/core/benchmark.js';
 import type { MethodInstance, Retrieval } from '../../src/core/method.js';
 import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import { OpenAIChatModel } from '../../src/llm/openai.js';
+import { MEMORY_SWITCHES } from '../../src/memory/fidelity-switches.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { askDecision, askGate, extractJsonObject, parseDecision, parseGate, UnparseableReply } from '../../src/methods/selfrag-decide.js';
-import { selfrag, type SelfRagSettings } from '../../src/methods/selfrag.js';
-import { REFERENCE_FIDELITY } from '../../src/util/fidelity.js';
+import { DECISION_PARSE, GATE_CALL, SELFRAG_SWITCHES, selfrag, type SelfRagSettings } from '../../src/methods/selfrag.js';
+import { makeFidelity, REFERENCE_FIDELITY, type Fidelity } from '../../src/util/fidelity.js';
 import { errorReply, startOpenAIServer, type ChatHandler, type OpenAITestServer } from '../helpers/openai-server.js';
 
 let srv: OpenAITestServer | undefined;
@@ -99,16 +100,19 @@ const TASKS: TaskBase[] = [
   { id: 'img/1', key: 'Resize an image to half its width.' },
 ];
 
+/** memrl's two calls (gate, then decision) and its strict reading of the decision. */
+const TWO_CALLS = makeFidelity('reference', [...MEMORY_SWITCHES, ...SELFRAG_SWITCHES], { [GATE_CALL]: 'memrl', [DECISION_PARSE]: 'memrl' });
+
 /** A Self-RAG instance whose memory holds an attempt at each of TASKS (csv/1 and img/1 solved). */
-async function withMemory(model: OpenAIChatModel, settings: Partial<SelfRagSettings>): Promise<MethodInstance> {
+async function withMemory(model: OpenAIChatModel, settings: Partial<SelfRagSettings>, fidelity: Fidelity = TWO_CALLS, baselineThreshold?: number): Promise<MethodInstance> {
   const method = await selfrag.create({
     benchmark: 'toy',
     settings: { top_k: 3, retrieval_mode: 'adaptive', max_decision_retries: 2, fallback_on_error: true, threshold: null, ...settings },
-    params: defaultMemoryParams(),
+    params: { ...defaultMemoryParams(), ...(baselineThreshold !== undefined ? { baselineThreshold } : {}) },
     buildStrategy: 'trajectory',
     model,
     embedder: new LocalNgramEmbedder(),
-    fidelity: REFERENCE_FIDELITY,
+    fidelity,
     log: pino({ level: 'silent' }),
   });
   await method.prepare!(TASKS);
@@ -129,7 +133,33 @@ const retrieveFor = async (method: MethodInstance, task: TaskBase): Promise<Retr
 };
 
 describe('Self-RAG retrieval, recorded in the row', () => {
-  it('adaptive: the gate says yes, the decision picks; injected in similarity order with every label recorded', async () => {
+  it('reference (selfrag.gate-call): one decision call, no gate; it picks, injected in similarity order', async () => {
+    const model = await modelAnswering((req) =>
+      isDecision(req.body) ? JSON.stringify({ should_retrieve: true, docs: [{ id: 'selfrag-e1-t1', selected: true }, { id: 'selfrag-e1-t0', selected: 'yes' }] }) : '{"should_retrieve": false}',
+    );
+    const method = await withMemory(model, {}, REFERENCE_FIDELITY);
+    const r = await retrieveFor(method, TASKS[0]!);
+    expect(srv!.chatRequests()).toHaveLength(1);
+    expect(isDecision(srv!.chatRequests()[0]!.body)).toBe(true);
+    // Asked without JSON mode, as the reference's provider call.
+    expect(srv!.chatRequests()[0]!.body.response_format).toBeUndefined();
+    // The reference reads "yes" as true (selfrag.decision-parse).
+    expect(r.fields.retrievedIds).toEqual(['selfrag-e1-t0', 'selfrag-e1-t1']);
+    expect(r.record).toMatchObject({ gate: null, decision: { attempts: 1, retrieve: true }, fallback: null });
+  });
+
+  it("the similarity floor defaults to the run's baseline threshold (the reference's sim_threshold, or tau on HLE)", async () => {
+    const model = await modelAnswering(() => '{"should_retrieve": true, "docs": []}');
+    const floored = await withMemory(model, {}, REFERENCE_FIDELITY, 0.99);
+    const r = await retrieveFor(floored, TASKS[2]!);
+    expect(r.record).toMatchObject({ candidates: [], selected: [] });
+    expect(srv!.chatRequests()).toHaveLength(0);
+    // An explicit threshold wins over it.
+    const open = await withMemory(model, { threshold: -1 }, REFERENCE_FIDELITY, 0.99);
+    expect((await retrieveFor(open, TASKS[2]!)).fields.pool).toBe(3);
+  });
+
+  it('selfrag.gate-call=memrl: the gate says yes, the decision picks; injected in similarity order with every label recorded', async () => {
     const model = await modelAnswering((req) => {
       if (!isDecision(req.body)) return '{"should_retrieve": true, "reason": "similar CSV work"}';
       return JSON.stringify({

@@ -112,6 +112,20 @@ describe('CachedChatModel', () => {
     expect(readFileSync(join(dir, CACHE_FILE), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
+  it('keeps an empty reply for a caller that scores it (acceptEmpty), and replays it only to such a caller', async () => {
+    const dir = fresh();
+    server.setChat(() => ({ body: chatCompletion(null, { finishReason: 'length' }) }));
+    const m = new CachedChatModel(live(), id(), layersIn(dir));
+    const scored = { ...req({ taskId: 'Z/1' }), acceptEmpty: true };
+    expect((await m.chat(scored)).text).toBe('');
+    const before = server.chatRequests().length;
+    expect(await m.chat(scored)).toMatchObject({ text: '', cached: true });
+    expect(server.chatRequests().length).toBe(before);
+    // The same sample asked by a caller that refuses empty replies goes to the provider, which refuses it.
+    await expect(m.chat(req({ taskId: 'Z/1' }))).rejects.toThrow(/no content/);
+    expect(server.chatRequests().length).toBe(before + 1);
+  });
+
   it('shares one provider call between identical requests in flight', async () => {
     const dir = fresh();
     server.setChat(() => ({ body: chatCompletion('slow one'), delayMs: 150 }));

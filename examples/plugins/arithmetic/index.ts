@@ -67,7 +67,7 @@ export const arithmetic: BenchmarkModule<ArithmeticSettings, ArithmeticTask> = {
   defaults: {
     llm: { temperature: 0 },
     memory: { k_retrieve: 5, sim_norm_mean: 0.55, sim_norm_std: 0.15 },
-    experiment: { enable_value_driven: true, num_sections: 3, batch_size: 8 },
+    experiment: { num_sections: 3, batch_size: 8 },
     rl_config: { epsilon: 0.1, topk: 3, sim_threshold: 0.3 },
   },
   flags: [{ flags: '--problems <n>', description: 'training problems to generate (default: memrl.arithmetic.train, else 40)', parse: positiveInt, path: ['memrl', 'arithmetic', 'train'] }],
@@ -78,10 +78,8 @@ export const arithmetic: BenchmarkModule<ArithmeticSettings, ArithmeticTask> = {
   },
   create: (s, run) => {
     const seed = run.run.seed;
-    const limit = run.run.limit;
-    const cut = <T>(xs: T[]): T[] => (limit ? xs.slice(0, limit) : xs);
-    const train = cut(problems(s.train, s.maxOperand, seed, 0));
-    const valid = cut(problems(s.valid, s.maxOperand, seed, 10_000));
+    const train = problems(s.train, s.maxOperand, seed, 0);
+    const valid = problems(s.valid, s.maxOperand, seed, 10_000);
     const all = new Map([...train, ...valid].map((t) => [t.id, t]));
     return {
       name: 'arithmetic',
@@ -96,7 +94,6 @@ export const arithmetic: BenchmarkModule<ArithmeticSettings, ArithmeticTask> = {
                 { role: 'system', content: `Solve the problem. End with a line "ANSWER: <integer>".${memoryBlock(ctx.memories)}` },
                 { role: 'user', content: task.key },
               ],
-              temperature: run.llm.temperature,
               tags: { benchmark: 'arithmetic', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'solve' },
               memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
             },

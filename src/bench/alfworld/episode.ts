@@ -146,6 +146,8 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
       status: won ? 'pass' : 'fail',
       success: won,
       steps: turns.length,
+      // The reference steps a batch's games in lockstep and collects each at the step it ended; those that ran out come last.
+      finishRank: done ? turns.length : opts.maxSteps + 1,
       answer: turns.at(-1)?.action,
       // The conversation up to the last reply: the last observation never entered it.
       trajectory: trajectory(),

@@ -3,7 +3,8 @@ import { packNamespace } from '../../util/template.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import { REFERENCE_FIDELITY } from '../../util/fidelity.js';
-import { SANITIZE_SWITCH } from './switches.js';
+import { SANITIZE_SWITCH, TIME_LIMIT_SWITCH } from './switches.js';
+import { testTimeLimit } from './evaluate.js';
 import type { BcbSettings } from './config.js';
 import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
 import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
@@ -60,7 +61,7 @@ export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask
 
 /** The benchmark for one `memrl run bcb`, from its resolved settings. */
 export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): Benchmark<BcbTask> {
-  const timeoutSec = Math.min(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS);
+  const timeoutSec = testTimeLimit(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS, !cfg.fidelity.memrl(TIME_LIMIT_SWITCH));
   return createBcbBenchmark({
     load: {
       dataPath: s.dataPath ?? undefined,

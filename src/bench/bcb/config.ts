@@ -77,7 +77,7 @@ export const bcbFlags: readonly FlagDef[] = [
   },
   {
     flags: '--eval-timeout <s>',
-    description: 'test time budget per task in seconds (default: memrl.evaluator.eval_timeout, else 60)',
+    description: 'test time budget per task in seconds; under the reference\'s limit (bcb.time-limit) only a value above 240 counts (default: memrl.evaluator.eval_timeout, else 60)',
     parse: decimal((n) => n > 0, 'a positive number of seconds'),
     snake: '--eval_timeout',
     path: ['memrl', 'evaluator', 'eval_timeout'],

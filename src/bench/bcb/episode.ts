@@ -7,7 +7,7 @@ import type { BcbEvalOptions } from './evaluate.js';
 import type { BcbEvaluator } from './evaluator.js';
 import { extractCodeFor } from './extract.js';
 import { BCB_PROMPT_DIR, BcbMemoryOutcomeError, buildBcbMemoryContext } from './memory-context.js';
-import { SANITIZE_SWITCH } from './switches.js';
+import { EMPTY_REPLY_SWITCH, SANITIZE_SWITCH } from './switches.js';
 
 export { BCB_PROMPT_DIR };
 
@@ -47,6 +47,7 @@ export function bcbMessages(task: BcbTask, ctx: Pick<EpisodeContext, 'memories'>
 
 /** One generation, code extraction, then the task's unit tests in the evaluator (local sandbox or container). */
 export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: BcbEpisodeOptions, evaluator: BcbEvaluator): Promise<Outcome> {
+  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
   let reply;
   try {
     reply = await ctx.model.chat(
@@ -54,6 +55,8 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
         messages: bcbMessages(task, ctx, opts),
         temperature: opts.temperature,
         maxTokens: opts.maxTokens,
+        // bcb.empty-reply: the reference tests an empty reply as the code "".
+        acceptEmpty: !fidelity.memrl(EMPTY_REPLY_SWITCH),
         tags: { benchmark: 'bcb', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'solve' },
         memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
       },
@@ -63,7 +66,6 @@ export async function runBcbEpisode(task: BcbTask, ctx: EpisodeContext, opts: Bc
     // The model call failed after the client's own retries: an error row, not a wrong answer.
     throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, {}, { cause: err });
   }
-  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
   const code = extractCodeFor(reply.text, fidelity);
   const sanitize = fidelity.memrl(SANITIZE_SWITCH);
   const verdict = await evaluator.evaluate(task, code, { ...opts.eval, sanitize, signal: ctx.signal });

@@ -28,13 +28,24 @@ import { BCB_MODULES } from './libraries.js';
 
 export type BcbEvalMode = 'reference' | 'calibrated';
 
-/** BigCodeBench's default per-task budget. */
+/** The per-task budget the reference's runner asks for (--eval_timeout). */
 export const DEFAULT_TIMEOUT_SEC = 60;
-/** BigCodeBench's hard kill: no budget goes beyond this. */
-export const MAX_TIMEOUT_SEC = 120;
+/** BigCodeBench's own time limit (untrusted_check: TIMEOUT_LIMIT 240 s, plus 1): no budget goes beyond it. */
+export const MAX_TIMEOUT_SEC = 241;
+
+/**
+ * The budget a test run gets (switch bcb.time-limit). The reference passes
+ * --eval_timeout to BigCodeBench as gt_time_limit, which BigCodeBench raises to its own
+ * TIMEOUT_LIMIT of 240 s (plus 1); the runner's outer join (--untrusted_hard_timeout,
+ * 120 s) so ends every run first, start-up and imports included. memrl's fix applies
+ * the configured eval_timeout, capped by the hard timeout.
+ */
+export function testTimeLimit(evalTimeoutS: number, hardTimeoutS: number, referenceLimit: boolean): number {
+  return referenceLimit ? Math.min(hardTimeoutS, Math.max(MAX_TIMEOUT_SEC - 1, evalTimeoutS) + 1) : Math.min(evalTimeoutS, hardTimeoutS);
+}
 
 export interface BcbEvalOptions {
-  /** Wall-clock budget of the whole run (start-up, imports, tests), clamped to [1, 120] s. Default 60. */
+  /** Wall-clock budget of the whole run (start-up, imports, tests), clamped to [1, 241] s. Default 60. */
   timeoutSec?: number;
   mode?: BcbEvalMode;
   /** Run BigCodeBench's sanitizer on the code (after the syntax check). Default false, as in the reference. */

@@ -14,8 +14,8 @@ import type { BcbSubset } from './dataset.js';
 import type { BcbEvalMode } from './evaluate.js';
 
 /**
- * Gold checks take BigCodeBench's hard limit as the budget (evaluate.ts's
- * MAX_TIMEOUT_SEC): a few canonical solutions legitimately run 60-90 s (servers with
+ * Gold checks take the reference's effective limit as the budget (the runner's 120 s
+ * join, evaluate.ts's testTimeLimit): a few canonical solutions legitimately run 60-90 s (servers with
  * run_duration, scripts that sleep past a 60 s timeout), and a gold check should not
  * call those failures.
  */

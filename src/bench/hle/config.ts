@@ -66,7 +66,7 @@ export const hleDefaults: ConfigLayer = {
     dataset_ratio: 1.0,
     train_valid_split: 1.0,
   },
-  rl_config: { epsilon: 0, topk: 3, q_min_threshold: -10, sim_threshold: 0.5 },
+  rl_config: { epsilon: 0, topk: 3, q_min_threshold: -10, sim_threshold: 0.5, tau: 0.25 },
 };
 
 /** The reference's hle runner flags (it spells them in snake_case). */

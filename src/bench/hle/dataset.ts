@@ -7,7 +7,8 @@
  * Selection, in this order, all seeded by `seed` (same seed, same tasks, same order):
  * 1. `categories`: keep only these (case-insensitive; an unknown name is an error
  *    listing the file's categories).
- * 2. Per category, a seeded shuffle, then keep round(n · categoryRatio · datasetRatio)
+ * 2. Per category, a seeded shuffle (pandas' `sample(frac=1, random_state=seed)`,
+ *    numpy's permutation reproduced), then keep round(n · categoryRatio · datasetRatio)
  *    questions (at least 1 of a non-empty category).
  * 3. Per category, the first round(kept · trainValidSplit) go to train, the rest to
  *    valid. With a separate valid file, the train file is used whole and the valid
@@ -22,8 +23,8 @@
  * rounded down (int(), at least 1 when sampling), and dataset_ratio samples the whole
  * set rather than each category; and the sets are the categories one after another,
  * in the order they first appear in the file, so the caps take the first categories.
- * Which questions a seeded sample draws is memrl's own (pandas' generator is not
- * reproduced).
+ * Its draws are reproduced exactly (referenceSelection): the same questions in the
+ * same order as the reference for the same seed.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ import { basename } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../../util/errors.js';
-import { Rng } from '../../util/rng.js';
+import { pandasSample } from '../../util/python/random.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
 
 export type HleAnswerType = 'exactMatch' | 'multipleChoice';
@@ -234,31 +235,51 @@ function groupByCategory(
   return new Map(names.map((n) => [n, groups.get(n) as HleTask[]]));
 }
 
-/** Per-category seeded sample of round(n · ratio), or int(n · ratio) with `floor` (at least 1). */
-function sample(groups: Map<string, HleTask[]>, ratio: number, seed: number, label: string, floor = false): Map<string, HleTask[]> {
+/** memrl's counts: per category, round(n · ratio) (at least 1) of its pandas-shuffled questions. */
+function sample(groups: Map<string, HleTask[]>, ratio: number, seed: number): Map<string, HleTask[]> {
   const out = new Map<string, HleTask[]>();
   for (const [cat, tasks] of groups) {
-    const shuffled = Rng.derive(seed, 'hle', label, cat).shuffle(tasks);
-    const keep = ratio >= 1 ? tasks.length : Math.max(1, (floor ? Math.floor : Math.round)(tasks.length * ratio));
-    out.set(cat, shuffled.slice(0, keep));
+    const keep = ratio >= 1 ? tasks.length : Math.max(1, Math.round(tasks.length * ratio));
+    out.set(cat, pandasSample(tasks, keep, seed));
   }
   return out;
 }
 
-/**
- * The reference's selection counts: int(n · categoryRatio) of each category, then
- * int(n · datasetRatio) of the whole set (at least 1 each), categories kept in order.
- */
-function sampleFloor(groups: Map<string, HleTask[]>, categoryRatio: number, datasetRatio: number, seed: number, label: string): Map<string, HleTask[]> {
-  const perCategory = sample(groups, categoryRatio, seed, label, true);
-  const all = [...perCategory.values()].flat();
-  if (datasetRatio >= 1 || all.length === 0) return perCategory;
-  const keep = new Set(Rng.derive(seed, 'hle', label, 'dataset').shuffle(all).slice(0, Math.max(1, Math.floor(all.length * datasetRatio))));
-  const out = new Map<string, HleTask[]>();
-  for (const [cat, tasks] of perCategory) {
-    const kept = tasks.filter((t) => keep.has(t));
-    if (kept.length > 0) out.set(cat, kept);
+/** Groups in order of first appearance, each in row order (pandas groupby with sort=False). */
+function byFirstAppearance(rows: readonly HleTask[]): Map<string, HleTask[]> {
+  const groups = new Map<string, HleTask[]>();
+  for (const t of rows) {
+    const g = groups.get(t.category);
+    if (g) g.push(t);
+    else groups.set(t.category, [t]);
   }
+  return groups;
+}
+
+/**
+ * The reference's selection, draws included (HLERunner._filter_by_category,
+ * _apply_dataset_ratio, _load), from the kept categories' questions in file order:
+ * with 0 < categoryRatio < 1, each category (groupby sorts them by name) keeps a
+ * pandas sample of int(n · ratio), at least 1; with 0 < datasetRatio < 1, the whole
+ * set keeps a pandas sample of int(n · ratio), at least 1; then each category, in order
+ * of first appearance, is shuffled whole (`sample(frac=1)`). Every sample is a fresh
+ * RandomState(seed), as pandas draws it.
+ */
+function referenceSelection(rows: readonly HleTask[], categoryRatio: number, datasetRatio: number, seed: number): Map<string, HleTask[]> {
+  let kept = [...rows];
+  if (categoryRatio > 0 && categoryRatio < 1) {
+    const groups = byFirstAppearance(kept);
+    kept = [...groups.keys()].sort().flatMap((cat) => {
+      const g = groups.get(cat) as HleTask[];
+      return pandasSample(g, Math.max(1, Math.floor(g.length * categoryRatio)), seed);
+    });
+  }
+  if (datasetRatio > 0 && datasetRatio < 1) {
+    const n = Math.max(1, Math.floor(kept.length * datasetRatio));
+    if (n < kept.length) kept = pandasSample(kept, n, seed);
+  }
+  const out = new Map<string, HleTask[]>();
+  for (const [cat, g] of byFirstAppearance(kept)) out.set(cat, pandasSample(g, g.length, seed));
   return out;
 }
 
@@ -281,14 +302,22 @@ export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask
   if (!opts.trainPath) throw new UserError(`no HLE data given; ${DATA_HINT}`);
   const roundRobinOrder = opts.order === 'round-robin';
   const floor = opts.counts !== 'round';
-  const pick = (tasks: HleTask[], path: string, label: string): Map<string, HleTask[]> => {
+  const pick = (tasks: HleTask[], path: string): Map<string, HleTask[]> => {
     const groups = groupByCategory(tasks, opts.categories, path, opts.defaultCategories, roundRobinOrder);
-    return floor ? sampleFloor(groups, opts.categoryRatio, opts.datasetRatio, opts.seed, label) : sample(groups, opts.categoryRatio * opts.datasetRatio, opts.seed, label);
+    if (!floor) return sample(groups, opts.categoryRatio * opts.datasetRatio, opts.seed);
+    const picked = referenceSelection(
+      tasks.filter((t) => groups.has(t.category)),
+      opts.categoryRatio,
+      opts.datasetRatio,
+      opts.seed,
+    );
+    // Round-robin sets take the categories by name.
+    return roundRobinOrder ? new Map([...picked].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : picked;
   };
   const ordered = (groups: Map<string, HleTask[]>): HleTask[] => (roundRobinOrder ? roundRobin(groups) : [...groups.values()].flat());
   const train = await readHleParquet(opts.trainPath);
   const sources = [{ path: opts.trainPath, sha256: train.sha256 }];
-  const trainGroups = pick(train.tasks, opts.trainPath, 'sample');
+  const trainGroups = pick(train.tasks, opts.trainPath);
 
   let trainSplit = new Map<string, HleTask[]>();
   let validSplit = new Map<string, HleTask[]>();
@@ -297,7 +326,7 @@ export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask
     const valid = await readHleParquet(opts.validPath);
     sources.push({ path: opts.validPath, sha256: valid.sha256 });
     trainSplit = trainGroups;
-    validSplit = pick(valid.tasks, opts.validPath, 'sample-valid');
+    validSplit = pick(valid.tasks, opts.validPath);
     label = `${basename(opts.trainPath)} + ${basename(opts.validPath)}`;
   } else {
     for (const [cat, tasks] of trainGroups) {

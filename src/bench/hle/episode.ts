@@ -7,7 +7,7 @@ import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, HLE_PROMPT_DIR } from './memory-context.js';
-import { ATTEMPT_SOLUTION_SWITCH, JUDGE_VERDICT_SWITCH } from './switches.js';
+import { ATTEMPT_SOLUTION_SWITCH, EMPTY_REPLY_SWITCH, JUDGE_VERDICT_SWITCH } from './switches.js';
 
 export { HLE_PROMPT_DIR };
 
@@ -46,8 +46,24 @@ export function hleImages(task: HleTask, memories: readonly InjectedMemory[], ta
   return urls;
 }
 
-/** Where hleTrajectory puts the solver's reply. */
-const SOLUTION_MARK = '\n\nSolution:\n';
+/** Stands for the solution while the trajectory template's shape is read. */
+const SOLUTION_SENTINEL = '\u0000solution\u0000';
+
+/**
+ * What memory stores of an attempt: the question and the solution, stripped (template
+ * trajectory.md, rendered as written: the reference's ends with a newline, memrl's not).
+ */
+export function hleTrajectory(task: Pick<HleTask, 'question'>, reply: string, promptDir?: string): string {
+  const t = loadTemplate(HLE_PROMPT_DIR, 'trajectory.md', promptDir);
+  return render(t.text, { question: task.question, solution: pyStrip(reply) }, t.path);
+}
+
+/** The solution part of a trajectory hleTrajectory wrote (the whole text when it has another shape). */
+function solutionOf(task: Pick<HleTask, 'question'>, trajectory: string, promptDir?: string): string {
+  const [before = '', after = ''] = hleTrajectory(task, SOLUTION_SENTINEL, promptDir).split(SOLUTION_SENTINEL);
+  const fits = trajectory.length >= before.length + after.length && trajectory.startsWith(before) && trajectory.endsWith(after);
+  return fits ? trajectory.slice(before.length, trajectory.length - after.length) : trajectory;
+}
 
 /**
  * The reflection baseline's note on this question's previous attempt, as the reference
@@ -60,8 +76,7 @@ export function hleAttemptNote(
   opts: { promptDir?: string; fidelity?: Fidelity } = {},
 ): string {
   const { promptDir } = opts;
-  const cut = attempt.trajectory.indexOf(SOLUTION_MARK);
-  const answer = pyStrip(cut >= 0 ? attempt.trajectory.slice(cut + SOLUTION_MARK.length) : attempt.trajectory);
+  const answer = pyStrip(solutionOf(task, attempt.trajectory, promptDir));
   // The reference keeps "QUESTION\n<q>\n\nSOLUTION\n<answer>\n" and takes what follows the first "SOLUTION" in it.
   const referenceCut = (): string => {
     const kept = `QUESTION\n${task.question}\n\nSOLUTION\n${answer}\n`;
@@ -104,11 +119,6 @@ export function hleJudgeMessages(task: Pick<HleTask, 'question' | 'answer'>, res
   return [{ role: 'user', content: render(t.text, { question: task.question, response, correct_answer: task.answer }, t.path).trimEnd() }];
 }
 
-/** What memory stores of an attempt: the question and the solution. */
-export function hleTrajectory(task: HleTask, reply: string): string {
-  return `Question:\n${task.question}\n\nSolution:\n${reply.trim()}`;
-}
-
 /** One solver call, one judge call. Reward = the judge says yes. */
 export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: HleEpisodeOptions): Promise<Outcome> {
   const images = hleImages(task, ctx.memories, opts.tasksById);
@@ -119,6 +129,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
     ...(task.imageWarning ? { imageWarning: task.imageWarning } : {}),
   };
   const tags = { benchmark: 'hle', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase };
+  const fidelity = opts.fidelity ?? REFERENCE_FIDELITY;
   let reply;
   try {
     reply = await ctx.model.chat(
@@ -126,6 +137,8 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
         messages: hleMessages(task, ctx, opts),
         temperature: opts.temperature,
         maxTokens: opts.maxTokens,
+        // hle.empty-reply: the reference judges an empty reply as the answer ''.
+        acceptEmpty: !fidelity.memrl(EMPTY_REPLY_SWITCH),
         tags: { ...tags, role: 'agent', purpose: 'solve' },
         memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
       },
@@ -134,7 +147,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
   } catch (err) {
     throw new EpisodeFault('model', 'model_call_failed', `model call failed: ${errorMessage(err)}`, { extra: base }, { cause: err });
   }
-  const trajectory = hleTrajectory(task, reply.text);
+  const trajectory = hleTrajectory(task, reply.text, opts.promptDir);
   const solverConfidence = statedConfidence(reply.text);
   const solved = { ...base, ...(solverConfidence !== undefined ? { solverConfidence } : {}) };
   // The judge failed, not the solver: an error row, with the solver's reply kept.
@@ -144,7 +157,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
 
   if (!ctx.judge) return fail('no_judge', 'no judge model configured for HLE', {});
   // hle.judge-verdict: the reference asks without JSON mode and reads any reply (or none) as a verdict.
-  const strict = (opts.fidelity ?? REFERENCE_FIDELITY).memrl(JUDGE_VERDICT_SWITCH);
+  const strict = fidelity.memrl(JUDGE_VERDICT_SWITCH);
   let judged;
   let judgeError: string | undefined;
   try {

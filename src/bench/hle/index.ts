@@ -32,12 +32,13 @@ export const hle: BenchmarkModule<HleSettings> = {
     '--run-validation': 'also score the validation split after every epoch (default: memrl.run_validation, else on for HLE when there is a validation split)',
   },
   keys: {
-    reads: ['experiment.hle_categories', 'experiment.hle_category_ratio', 'experiment.train_valid_split', 'experiment.dataset_ratio'],
+    // rl_config.tau: the similarity floor of the Self-RAG and Mem0 baselines (the reference's HLE scripts read it).
+    reads: ['experiment.hle_categories', 'experiment.hle_category_ratio', 'experiment.train_valid_split', 'experiment.dataset_ratio', 'rl_config.tau'],
     // The HLE runner fixes the initial Q at 1.0 (success) / 0.0 (failure).
     ignores: ['rl_config.q_init_pos', 'rl_config.q_init_neg'],
   },
   resolve: resolveHleSettings,
-  memoryParams: (p) => ({ ...p, qInitPos: 1, qInitNeg: 0 }),
+  memoryParams: (p, cfg) => ({ ...p, qInitPos: 1, qInitNeg: 0, baselineThreshold: cfg.rl_config.tau }),
   judge: hleJudge,
   tagFamily: 'hle',
   manifest: ({ client: _client, ...s }) => redactConfig(s),

@@ -18,6 +18,8 @@ export const HLE_REFERENCE_PROMPTS: readonly ReferencePrompt[] = [
   },
   // f"[Image IDs: {', '.join(img_ids)}]\n{content}"
   { slot: 'memory-images.md', from: [`${RUNNER}:HLERunner._build_memory_context@7`], fields: { "', '.join(img_ids)": 'imageIds', content: 'content' } },
+  // What memory stores of an attempt (HLERunner._evaluate_row's "trajectory": f"QUESTION\n{q}\n\nSOLUTION\n{...}\n").
+  { slot: 'trajectory.md', from: [`${RUNNER}:HLERunner._evaluate_row@38`], fields: { q: 'question', "(output or '').strip()": 'solution' } },
   // The two section headers ("=== ... ===\n").
   { slot: 'memory-successes.md', from: [`${RUNNER}:HLERunner._build_memory_context@8`] },
   { slot: 'memory-failures.md', from: [`${RUNNER}:HLERunner._build_memory_context@10`] },

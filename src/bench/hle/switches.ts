@@ -6,6 +6,7 @@ export const ROUND_ROBIN_SWITCH = 'hle.round-robin';
 export const SELECTION_COUNTS_SWITCH = 'hle.selection-counts';
 export const CATEGORY_DEFAULTS_SWITCH = 'hle.category-defaults';
 export const ATTEMPT_SOLUTION_SWITCH = 'hle.attempt-solution-cut';
+export const EMPTY_REPLY_SWITCH = 'hle.empty-reply';
 
 /** run_hle.py's --categories default: the eight HLE categories, matched exactly. */
 export const REFERENCE_DEFAULT_CATEGORIES: readonly string[] = [
@@ -58,5 +59,12 @@ export const HLE_SWITCHES: readonly FidelitySwitch[] = [
       'the reflection baseline\'s note shows the attempt after the first "SOLUTION" in "QUESTION\\n<question>\\n\\nSOLUTION\\n<answer>": a question that itself holds "SOLUTION" is cut inside the question',
     memrl: "the note shows the attempt's answer, whatever the question holds",
     source: 'memrl/run/hle_runner.py:HLERunner._extract_solution_only (from _format_reflection_note)',
+  },
+  {
+    id: EMPTY_REPLY_SWITCH,
+    class: 'bug',
+    reference: "an empty solver reply (a reasoning model that spent max_tokens, a refusal) goes to the judge as the answer '' and is scored by its verdict",
+    memrl: 'an empty solver reply is an error row (fault kind model): not judged, no memory, no Q update',
+    source: 'memrl/providers/llm.py:OpenAILLM.generate (returns content or ""), then memrl/run/hle_runner.py:HLERunner._evaluate_row',
   },
 ];

@@ -176,6 +176,8 @@ async function chat(task: { id: string }, ctx: EpisodeContext, opts: LlbEpisodeO
       messages: [...messages],
       temperature: opts.temperature,
       maxTokens: opts.maxTokens,
+      // llb.empty-reply: the reference parses an empty reply (no valid format) and scores the task.
+      acceptEmpty: !(opts.fidelity ?? REFERENCE_FIDELITY).memrl(LLB_SWITCHES.emptyReply),
       tags: { benchmark: 'llb', taskId: task.id, epoch: ctx.epoch, phase: ctx.phase, role: 'agent', purpose: 'act', turn },
       memoryHints: ctx.memories.map(({ id, key, success, taskId }) => ({ id, key, success, taskId })),
     },
@@ -301,6 +303,9 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
       status: score.success ? 'pass' : 'fail',
       success: score.success,
       steps: calls,
+      // The reference collects a batch as its threads finish (as_completed); a thread's time is mostly its
+      // model calls, so finishing order is taken as the number of replies: the same whatever the timing or --concurrency.
+      finishRank: calls,
       answer: final.answer ?? undefined,
       error: score.success ? undefined : (score.error ?? (invalid ? 'reply in no valid format' : undefined)),
       trajectory: llbTranscript(messages),
@@ -369,6 +374,7 @@ export async function runOsEpisode(
       status: success ? 'pass' : 'fail',
       success,
       steps: calls,
+      finishRank: calls,
       error: success ? undefined : invalid ? 'reply in no valid format' : undefined,
       trajectory: llbTranscript(messages),
       usage,

@@ -18,6 +18,7 @@ export const LLB_SWITCHES = {
   osOutputCap: 'llb.os-output-cap',
   extraTurnAtLimit: 'llb.extra-turn-at-limit',
   simNormFromYaml: 'llb.sim-norm-from-yaml',
+  emptyReply: 'llb.empty-reply',
 } as const;
 
 export const LLB_FIDELITY_SWITCHES: readonly FidelitySwitch[] = [
@@ -87,6 +88,14 @@ export const LLB_FIDELITY_SWITCHES: readonly FidelitySwitch[] = [
     reference: "Phase B z-scores similarity with the memory service's defaults 0.1857 / 0.0941: run_llb.py never passes memory.sim_norm_mean/std",
     memrl: "Phase B uses the config's memory.sim_norm_mean / sim_norm_std (rl_llb_config.yaml: 0.39 / 0.14)",
     source: 'run/run_llb.py:main (MemoryService(...) without sim_norm_*; defaults in memrl/service/memory_service.py:MemoryService.__init__)',
+  },
+  {
+    id: LLB_SWITCHES.emptyReply,
+    class: 'bug',
+    reference:
+      'an empty model reply (a reasoning model that spent max_tokens, a refusal) is a reply in no valid format: the session ends, and the task is scored as after any invalid reply (llb.db-score-after-invalid, llb.os-eval-always)',
+    memrl: 'an empty reply is an error row (fault kind model): not scored, no memory, no Q update',
+    source: 'memrl/lifelongbench_eval/lm_adapter.py (provider.generate(...) or ""), then the task\'s _parse_agent_response',
   },
 ];
 

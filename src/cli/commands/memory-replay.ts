@@ -10,7 +10,7 @@ export function registerMemoryCommand(program: Command): void {
     .command('replay')
     .argument('<ops.jsonl>', 'JSON lines: optional config, then insert / retrieve / update ops')
     .description('replay memory operations against a fresh engine and print the results as JSON lines')
-    .addHelpText('after', `\nExamples:\n  memrl memory replay ops.jsonl    # one JSON line out per retrieve / update (see the README)\n`)
+    .addHelpText('after', `\nExamples:\n  memrl memory replay ops.jsonl    # one JSON line out per retrieve / update (see docs/memory-engine.md)\n`)
     .action((file: string) => {
       runReplay(file);
     });

@@ -6,16 +6,24 @@
  */
 import { z } from 'zod';
 import type { EvaluatorFacts } from '../../env/contract.js';
+import { named } from '../../util/contract-schema.js';
 import type { Same } from './format.js';
 
-export const EvaluatorFactsSchema = z
-  .object({
-    backend: z.string().optional(),
-    mode: z.string().optional(),
-    pythonVersion: z.string().nullable().optional(),
-    blockedTasks: z.array(z.object({ taskId: z.string(), reason: z.string() }).strict()).optional(),
-  })
-  .catchall(z.unknown());
+export const EvaluatorFactsSchema = named(
+  'EvaluatorFacts',
+  z
+    .object({
+      backend: z.string().optional().describe("Where episodes are scored (e.g. 'local-bwrap', 'docker'); `memrl compare` shows it."),
+      mode: z.string().optional().describe('A scoring mode, if the evaluator has several.'),
+      pythonVersion: z.string().nullable().optional().describe('The interpreter that ran the tests (null: it did not start).'),
+      blockedTasks: z
+        .array(z.object({ taskId: z.string(), reason: z.string() }).strict())
+        .optional()
+        .describe('Tasks that cannot pass here whatever the model writes, and why: the run says so as it starts.'),
+    })
+    .catchall(z.unknown())
+    .describe("What the evaluator says about itself for run.json: these fields, and any other facts of its own (versions, limits, images), e.g. `{ kind: 'exact-match' }`."),
+);
 
 export type { EvaluatorFacts };
 

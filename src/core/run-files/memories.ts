@@ -1,33 +1,18 @@
 /**
  * memories.jsonl: the memory method's records at the end of the run (or attempt), one
- * per line, without embeddings. The record type is the engine's (src/memory/types.ts),
- * checked equal to this schema.
+ * per line, without embeddings. The record's schema is the method contract's (what a
+ * method's records() returns); the engine's type (src/memory/types.ts) is checked equal.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { MemoryRecord } from '../../memory/types.js';
+import { memoryRecordObject } from '../method.js';
 import { parseRunFile, RunFileError, type Same } from './format.js';
 
 export const MEMORIES_FILE = 'memories.jsonl';
 
-export const MemoryRecordSchema = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    content: z.string(),
-    success: z.boolean(),
-    q: z.number(),
-    visits: z.number().int().nonnegative(),
-    rewardEma: z.number(),
-    lastReward: z.number().nullable(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    relatedIds: z.array(z.string()),
-    /** Where the memory came from (task, epoch, phase, status): the writer's, plus whatever a method adds. */
-    meta: z.object({ taskId: z.string().optional(), epoch: z.number().optional(), phase: z.string().optional(), status: z.string().optional() }).catchall(z.unknown()),
-    sourceKey: z.string().optional(),
-  })
-  .strict();
+/** A line: the method contract's memory record (core/method.ts), with no key besides its own. */
+export const MemoryRecordSchema = memoryRecordObject.strict();
 
 export type MemoryLine = z.infer<typeof MemoryRecordSchema>;
 

@@ -196,7 +196,7 @@ function forgettingSection(items: readonly ReportRun[]): string {
         { label: 'forgetting_max', values: items.map((i) => i.run.metrics.train.forgettingMax) },
       ],
     }) +
-    '<p class="note">forgetting_flip: mean over epochs of the share of tasks solved in one epoch and failed in the next. forgetting_max: share of tasks solved in some earlier epoch and failed at the end. Definitions in the README, "Metrics".</p>'
+    '<p class="note">forgetting_flip: mean over epochs of the share of tasks solved in one epoch and failed in the next. forgetting_max: share of tasks solved in some earlier epoch and failed at the end. Definitions in docs/results.md, "Metrics".</p>'
   );
 }
 

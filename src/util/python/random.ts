@@ -1,10 +1,15 @@
 /**
- * Python's `random.seed(n); random.sample(population, k)` (CPython 3.x, an integer
- * seed), reproduced bit for bit so a run picks the same tasks as the reference when
- * experiment.dataset_ratio < 1 (memrl/run/llb_rl_runner.py:LLBRunner._split_dataset).
- * MT19937 seeded by init_by_array over the seed's 32-bit words, _randbelow by
- * rejection over getrandbits, and sample's two algorithms (a pool for small
- * populations, a set of picked indices for large ones).
+ * Two Mersenne Twister streams of the reference, reproduced bit for bit so a run picks
+ * and orders tasks as the reference does:
+ * - Python's `random.seed(n); random.sample(population, k)` (CPython 3.x, an integer
+ *   seed; memrl/run/llb_rl_runner.py:LLBRunner._split_dataset): MT19937 seeded by
+ *   init_by_array over the seed's 32-bit words, _randbelow by rejection over
+ *   getrandbits, and sample's two algorithms (a pool for small populations, a set of
+ *   picked indices for large ones).
+ * - numpy's legacy `RandomState(n).permutation(k)`, which pandas' `sample(n=…)` and
+ *   `sample(frac=1)` use (memrl/run/hle_runner.py:HLERunner._load): MT19937 seeded by
+ *   init_genrand, and a Fisher-Yates shuffle from the end whose bounded draws reject
+ *   masked 32-bit words.
  */
 const N = 624;
 const M = 397;
@@ -13,7 +18,7 @@ class Mt19937 {
   private readonly mt = new Uint32Array(N);
   private mti = N + 1;
 
-  private initGenrand(s: number): void {
+  initGenrand(s: number): void {
     this.mt[0] = s >>> 0;
     for (let i = 1; i < N; i++) {
       const prev = this.mt[i - 1] as number;
@@ -130,4 +135,52 @@ export class PyRandom {
     }
     return result;
   }
+}
+
+/** numpy's legacy `np.random.RandomState(seed)` (an integer seed in [0, 2^32)), as far as pandas' `sample` uses it. */
+export class NumpyRandomState {
+  private readonly mt = new Mt19937();
+
+  constructor(seed: number) {
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`NumpyRandomState: seed must be an integer in [0, 2**32 - 1], got ${seed}`);
+    this.mt.initGenrand(seed);
+  }
+
+  /** random_interval(max) for max < 2^32: a 32-bit draw masked to max's bit length, redrawn while above max. */
+  private interval(max: number): number {
+    if (max === 0) return 0;
+    let mask = max;
+    mask |= mask >>> 1;
+    mask |= mask >>> 2;
+    mask |= mask >>> 4;
+    mask |= mask >>> 8;
+    mask |= mask >>> 16;
+    let v: number;
+    do v = (this.mt.genrandUint32() & mask) >>> 0;
+    while (v > max);
+    return v;
+  }
+
+  /** permutation(n): 0..n-1 shuffled in place from the last position down. */
+  permutation(n: number): number[] {
+    const out = Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) {
+      const j = this.interval(i);
+      const t = out[i] as number;
+      out[i] = out[j] as number;
+      out[j] = t;
+    }
+    return out;
+  }
+}
+
+/**
+ * pandas' `rows.sample(n=k, random_state=seed)` (and `frac=1` for k = all rows): the
+ * rows at the first k positions of a fresh RandomState(seed)'s permutation, in that order.
+ */
+export function pandasSample<T>(rows: readonly T[], k: number, seed: number): T[] {
+  return new NumpyRandomState(seed)
+    .permutation(rows.length)
+    .slice(0, k)
+    .map((i) => rows[i] as T);
 }
