@@ -128,6 +128,7 @@ export const memoryRecordObject = contract('MemoryRecord', 'One memory as writte
     .catchall(z.unknown())
     .describe('Where it came from, plus anything else of the method\'s (plain JSON).'),
   sourceKey: z.string().optional().describe("The task's own key, when it is filed under another (similar) key."),
+  detached: z.boolean().optional().describe('True when a later memory of the same task text replaced its bucket (`engine.bucket-overwrite`): still stored, never retrieved again.'),
 });
 export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> = memoryRecordObject;
 

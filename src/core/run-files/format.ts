@@ -76,5 +76,23 @@ export function parseRunFile<S extends z.ZodTypeAny>(schema: S, value: unknown, 
   return value as z.output<S>;
 }
 
-/** True when A and B are assignable both ways: a schema and the type its producer (in a lower layer) declares cannot drift apart. */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * True when A and B are assignable both ways and have the same keys, optional ones
+ * included, all the way down: a schema and the type its producer (in a lower layer)
+ * declares cannot drift apart (a field added to one only, optional or not, fails the
+ * check where it is made).
+ */
+export type Same<A, B> =
+  Mutual<A, B> extends true
+    ? [A] extends [object]
+      ? [B] extends [object]
+        ? Mutual<keyof A, keyof B> extends true
+          ? false extends { [K in keyof A & keyof B]-?: Same<NonNullable<A[K]>, NonNullable<B[K]>> }[keyof A & keyof B]
+            ? false
+            : true
+          : false
+        : true
+      : true
+    : false;

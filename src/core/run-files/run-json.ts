@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { DataSource } from '../benchmark.js';
-import type { MemoryParams } from '../../memory/types.js';
+import { BUILD_STRATEGIES, MEMORY_METHODS, type MemoryParams } from '../../memory/types.js';
 import { EvaluatorFactsSchema } from './evaluator.js';
 import { NOT_RECORDED, parseRunFile, RunFileError, runFormatOf, type Same } from './format.js';
 
@@ -19,7 +19,7 @@ const count = z.number().int().nonnegative();
 
 export const MemoryParamsSchema = z
   .object({
-    method: z.enum(['none', 'rag', 'memp', 'memrl']),
+    method: z.enum(MEMORY_METHODS),
     k1: z.number(),
     simThreshold: z.number(),
     k2: z.number(),
@@ -40,6 +40,7 @@ export const MemoryParamsSchema = z
     dedupByTaskId: z.boolean(),
     addSimilarityThreshold: z.number(),
     updateStrategy: z.enum(['adjustment', 'vanilla', 'validation']),
+    baselineThreshold: z.number().optional(),
   })
   .strict();
 
@@ -70,7 +71,7 @@ const compositionFields = {
   /** The resolved config, secrets redacted: open-ended (the reference's YAML keys plus memrl's own). */
   config: z.record(z.unknown()),
   memoryParams: MemoryParamsSchema,
-  buildStrategy: z.enum(['proceduralization', 'trajectory', 'script']),
+  buildStrategy: z.enum(BUILD_STRATEGIES),
   fidelity: z.object({ profile: z.enum(['reference', 'fixed']), switches: z.record(z.enum(['reference', 'memrl'])) }).strict(),
   prompts: PromptsSchema,
   /** Display names, so readers need not load a plug-in's module. */
