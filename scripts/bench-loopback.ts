@@ -119,25 +119,19 @@ export async function benchRun(o: BenchRunOptions): Promise<RunResult> {
   try {
     return await runBenchmark({
       benchmark: benchBenchmark(o.tasks),
-      method: 'memrl',
-      memoryParams: defaultMemoryParams({ method: 'memrl' }),
-      buildStrategy: 'proceduralization',
-      epochs: o.epochs,
-      batchSize: o.batchSize,
-      concurrency: o.concurrency,
-      seed: 1,
-      runValidation: false,
-      validateBeforeTraining: false,
-      createModel: () =>
-        new CachedChatModel(
-          o.replayFrom ? new OfflineChatModel('openai:bench-model', false) : new OpenAIChatModel({ apiKey: 'sk-bench', baseURL: o.url, model: 'bench-model', maxRetries: 0 }),
-          id,
-          layers,
-        ),
-      embedder: new LocalNgramEmbedder({}),
-      runDir: o.runDir,
-      resume: false,
-      manifest: {},
+      method: { module: 'memrl', memoryParams: defaultMemoryParams({ method: 'memrl' }), buildStrategy: 'proceduralization' },
+      schedule: { epochs: o.epochs, batchSize: o.batchSize, concurrency: o.concurrency, seed: 1 },
+      validation: { run: false, beforeTraining: false },
+      models: {
+        agent: () =>
+          new CachedChatModel(
+            o.replayFrom ? new OfflineChatModel('openai:bench-model', false) : new OpenAIChatModel({ apiKey: 'sk-bench', baseURL: o.url, model: 'bench-model', maxRetries: 0 }),
+            id,
+            layers,
+          ),
+        embedder: new LocalNgramEmbedder({}),
+      },
+      folder: { dir: o.runDir, resume: false, manifest: {} },
       log: pino({ level: 'silent' }),
     });
   } finally {

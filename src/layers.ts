@@ -20,5 +20,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['env'], // where untrusted things run, by kind (python-tests, sql, shell, bridge), each local + docker; limits; the container engine
   ['memory', 'embed', 'metrics'], // the pure engine and its writer; embedders; the outcome matrix
   ['llm'], // model clients
+  ['data'], // datasets: the manifest's sources and checksums, the cache, pulls, which release a run read
   ['util'],
 ];

@@ -42,6 +42,39 @@ function useHash(): string {
   return hash;
 }
 
+/** What each outcome status means, for the grid's legend (a status not listed here shows its name alone). */
+const STATUS_MEANING: Record<string, string> = {
+  pass: 'solved',
+  fail: 'wrong answer or a failing test',
+  error: 'the harness, endpoint or task failed, not the answer',
+  timeout: 'ran past the time limit',
+  syntax_error: 'the code did not parse',
+  runtime_error: 'the code crashed before any test reported',
+  skipped: 'not run',
+};
+
+/** The grid's key: every status colour with its meaning and how many episodes have it. */
+function Legend(p: { statuses: { status: string; count: number }[] }): El {
+  const item = (cls: string, name: string, text: string, status?: string): El =>
+    h('span', { class: 'legend-item', 'data-status': status }, [h('span', { class: `swatch ${cls}` }), h('b', null, name), ` ${text}`]);
+  return h('div', { class: 'legend', id: 'legend' }, [
+    ...p.statuses.map((s) => item(s.status, s.status, `${STATUS_MEANING[s.status] ? `${STATUS_MEANING[s.status]} ` : ''}(${s.count})`, s.status)),
+    item('none', 'no episode', ''),
+    h('span', { class: 'note' }, 'A number in a cell: memories injected.'),
+  ]);
+}
+
+/** An outcome as a coloured chip; a link when it leads to the episode. */
+function StatusChip(p: { status: string; href?: string }): El {
+  return h(p.href ? 'a' : 'span', { class: `chip ${p.status}`, href: p.href }, p.status);
+}
+
+/** An injected memory as a chip: its id, the Q it had when retrieved, and its similarity to the task. */
+function MemoryChip(p: { n: number; m: { id: string; q: number | null; sim: number | null } }): El {
+  const parts = [p.m.id, ...(p.m.q === null ? [] : [`Q ${fmt(p.m.q)}`]), ...(p.m.sim === null ? [] : [`sim ${fmt(p.m.sim)}`])];
+  return h('a', { class: 'chip memory', href: `#/run/${p.n}/memory/${encodeURIComponent(p.m.id)}`, title: 'memory · Q at retrieval · similarity to the task' }, parts.join(' · '));
+}
+
 function Loading(p: { error: string | null }): El {
   return p.error ? h('p', { class: 'banner', role: 'alert' }, p.error) : h('p', null, 'loading…');
 }
@@ -132,12 +165,13 @@ function RunGrid(p: { n: number }): El {
     h('p', { class: 'note' }, `${data.run.path} · ${data.run.status} · ${data.tasks.length} tasks × ${data.columns.length} columns (phase/epoch) · last ${fmt(data.run.last)}`),
     h('details', { id: 'manifest' }, [h('summary', null, 'manifest (run.json)'), h('pre', null, JSON.stringify(data.manifest, null, 2))]),
     h('div', { class: 'filters' }, [
-      select(status, setStatus, ['all', 'pass', 'fail', 'error', 'timeout', 'runtime_error', 'syntax_error', 'skipped'], 'status'),
+      select(status, setStatus, ['all', ...data.statuses.map((s: Json) => s.status)], 'status'),
       h('label', null, [h('input', { type: 'checkbox', checked: flips, onChange: () => setFlips(!flips), id: 'flips' }), ' flips only']),
       select(memory, setMemory, ['all', 'used', 'none'], 'memory'),
       categories.length ? select(category, setCategory, ['all', ...categories], 'category') : null,
       h('span', { class: 'note', id: 'shown' }, `${rows.length} task(s)`),
     ]),
+    h(Legend, { statuses: data.statuses }),
     h('div', { class: 'gridrow', style: 'position:relative' }, [h('div', { class: 'task' }, 'task'), ...data.columns.map((c: string) => h('div', { class: 'cell', style: 'color:#333' }, c.replace('train/', 'e').replace('valid/', 'v')))]),
     h(
       'div',
@@ -237,7 +271,7 @@ function Memory(p: { n: number; id: string }): El {
     h('h3', null, `Episodes that used it (${data.uses.length})`),
     h('table', { id: 'uses' }, [
       h('thead', null, h('tr', null, ['episode', 'outcome', 'Q then', 'Q after its update', 'similarity'].map((c) => h('th', null, c)))),
-      h('tbody', null, data.uses.map((u: Json) => h('tr', null, [h('td', null, h('a', { href: `#/run/${p.n}/ep/${u.phase}/${u.epoch}/${u.taskIndex}` }, `${u.taskId} · ${u.phase} e${u.epoch}`)), h('td', { class: u.status }, u.status), h('td', null, fmt(u.q)), h('td', { class: 'q-after' }, fmt(u.qAfter)), h('td', null, fmt(u.sim))]))),
+      h('tbody', null, data.uses.map((u: Json) => h('tr', null, [h('td', null, h('a', { href: `#/run/${p.n}/ep/${u.phase}/${u.epoch}/${u.taskIndex}` }, `${u.taskId} · ${u.phase} e${u.epoch}`)), h('td', null, h(StatusChip, { status: u.status })), h('td', null, fmt(u.q)), h('td', { class: 'q-after' }, fmt(u.qAfter)), h('td', null, fmt(u.sim))]))),
     ]),
     h('h3', null, 'Content'),
     h('pre', null, m.content ?? ''),
@@ -249,22 +283,23 @@ function Compare(p: { a: number; b: number }): El {
   const [all, setAll] = useState(false);
   if (!data) return h(Loading, { error });
   const shown = data.rows.filter((r: Json) => all || r.flipped);
-  const mems = (n: number, s: Json): El => h('span', null, s.injected.map((id: string) => h('a', { href: `#/run/${n}/memory/${encodeURIComponent(id)}`, style: 'margin-right:6px' }, id)));
+  const mems = (n: number, s: Json): El => (s.injected.length ? h('span', null, s.injected.map((m: Json) => h(MemoryChip, { n, m }))) : h('span', { class: 'note' }, 'none'));
   return h('div', null, [
     h('h2', null, `${data.a.label} vs ${data.b.label}`),
     h('p', { id: 'compare-summary' }, `${data.shared} shared training tasks at each run's last epoch: ${data.onlyA} solved only by ${data.a.label}, ${data.onlyB} only by ${data.b.label}.`),
     h('label', null, [h('input', { type: 'checkbox', checked: all, onChange: () => setAll(!all) }), ' show tasks that did not flip too']),
+    h('p', { class: 'note' }, 'Each memory: its id · its Q when it was retrieved · its similarity to the task.'),
     h('table', { id: 'compare' }, [
-      h('thead', null, h('tr', null, ['task', data.a.label, 'memories', data.b.label, 'memories'].map((c) => h('th', null, c)))),
+      h('thead', null, h('tr', null, ['task', data.a.label, 'memories injected', data.b.label, 'memories injected'].map((c) => h('th', null, c)))),
       h(
         'tbody',
         null,
         shown.map((r: Json) =>
           h('tr', { 'data-task': r.taskId }, [
             h('td', null, r.taskId),
-            h('td', null, h('a', { class: `${r.a.status}`, href: `#/run/${p.a}/ep/train/${r.a.epoch}/${r.a.taskIndex}` }, r.a.status)),
+            h('td', null, h(StatusChip, { status: r.a.status, href: `#/run/${p.a}/ep/train/${r.a.epoch}/${r.a.taskIndex}` })),
             h('td', null, mems(p.a, r.a)),
-            h('td', null, h('a', { class: `${r.b.status}`, href: `#/run/${p.b}/ep/train/${r.b.epoch}/${r.b.taskIndex}` }, r.b.status)),
+            h('td', null, h(StatusChip, { status: r.b.status, href: `#/run/${p.b}/ep/train/${r.b.epoch}/${r.b.taskIndex}` })),
             h('td', null, mems(p.b, r.b)),
           ]),
         ),

@@ -6,7 +6,9 @@
 import { join } from 'node:path';
 import type { Embedder } from '../embed/types.js';
 import { findRunFolders, readRunFolder } from '../results/run-folder.js';
+import { UserError } from '../util/errors.js';
 import { writeJsonAtomic } from '../util/fs.js';
+import { fsCause } from '../util/fs-errors.js';
 import { ablations, noiseSurvival, similarityVsGain, type Ablation, type NoiseSurvival, type RunPoint, type SimilarityVsGain } from './cross-run.js';
 import { lifelong, type Lifelong } from './lifelong.js';
 import { memoryDynamics, type MemoryDynamics } from './memory-dynamics.js';
@@ -113,10 +115,21 @@ export async function analyzePaths(paths: string[], opts: AnalyzeOptions & { wri
     const input = runInputOf(readRunFolder(dir));
     const a = await analyzeRun(input, opts);
     a.run.dir = dir;
-    if (opts.write !== false) writeJsonAtomic(join(dir, ANALYSIS_FILE), a);
+    if (opts.write !== false) writeAnalysis(join(dir, ANALYSIS_FILE), a);
     runs.push(a);
     points.push(pointOf(input, a));
   }
   shareSimilarity(points);
   return { runs, cross: crossRun(points) };
+}
+
+/** analysis.json into its run folder; a folder that cannot take it (read-only, full) is one line saying how to analyze without writing. */
+function writeAnalysis(file: string, a: RunAnalysis): void {
+  try {
+    writeJsonAtomic(file, a);
+  } catch (err) {
+    const cause = fsCause(err);
+    if (cause === undefined) throw err;
+    throw new UserError(`${file}: cannot write (${cause}); pass --no-write to analyze without writing into the run folders, or copy them somewhere writable`, 'analysis_unwritable');
+  }
 }

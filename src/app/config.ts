@@ -8,19 +8,11 @@ import { explainText as explainFor } from '../config/explain.js';
 import { loadConfig as loadConfigFor, schemaFor, type LoadOptions } from '../config/load.js';
 import type { ConfigSchemaType } from '../config/schema.js';
 import type { ResolvedConfig } from '../config/types.js';
-import type { AlfworldSettings } from '../bench/alfworld/config.js';
-import type { BcbSettings } from '../bench/bcb/config.js';
-import type { HleSettings } from '../bench/hle/config.js';
-import type { LlbSettings } from '../bench/llb/config.js';
+import type { BuiltinBenchSettings } from '../bench/registry.js';
 import { builtinRegistry, type Registry } from './registry.js';
 
-/** The resolved settings of each built-in benchmark (a plug-in's are `unknown` to the loader). */
-export interface BuiltinBenchSettings {
-  bcb: BcbSettings;
-  hle: HleSettings;
-  llb: LlbSettings;
-  alfworld: AlfworldSettings;
-}
+export type { BuiltinBenchSettings } from '../bench/registry.js';
+
 type SettingsOf<B extends string> = B extends keyof BuiltinBenchSettings ? BuiltinBenchSettings[B] : unknown;
 
 export { deriveMethod } from '../config/resolve.js';

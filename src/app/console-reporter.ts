@@ -1,5 +1,6 @@
 /** The terminal lines of a run: the banner once tasks are loaded, one line per finished epoch. */
 import type { EpochEndEvent, Reporter, RunStartEvent } from '../core/reporter.js';
+import type { FallbackLines } from './fallback-lines.js';
 
 export interface Banner {
   benchmark: string;
@@ -11,8 +12,12 @@ export interface Banner {
   runDir: string;
   logFile: string;
   notes: readonly string[];
+  /** Which copy of each data file the run read (filled once the tasks are loaded). */
+  data?: readonly string[];
   /** Validation runs (else the banner does not count validation tasks). */
   validation: boolean;
+  /** Methods' fallbacks, said once per epoch. */
+  fallbacks?: FallbackLines;
 }
 
 function fmt(x: number | null | undefined): string {
@@ -32,6 +37,7 @@ export class ConsoleReporter implements Reporter {
         `embedder ${b.embedder}, ${b.epochs} epoch(s), ${info.train} train ${b.validation ? `/ ${info.valid} valid tasks` : 'tasks (no validation)'} (${info.split})\n` +
         `  run folder: ${b.runDir}\n  log: ${b.logFile}\n`,
     );
+    for (const line of b.data ?? []) this.write(`  data: ${line}\n`);
     for (const note of b.notes) this.write(`  note: ${note}\n`);
   }
 
@@ -48,6 +54,17 @@ export class ConsoleReporter implements Reporter {
       `epoch ${ev.epoch}/${ev.epochs}: acc ${fmt(tr?.acc)}  CSR ${fmt(tr?.csr)}${typeof va?.acc === 'number' ? `  valid acc ${fmt(va.acc)}` : ''}  memories ${ev.memories}` +
         `${errors ? `  errors ${errors} (counted as unsolved; the log says why)` : ''}\n`,
     );
+    this.sayFallbacks(ev.epoch);
+  }
+
+  onRunEnd(): void {
+    // An interrupted or failed epoch's fallbacks, not said at an epoch end.
+    this.sayFallbacks(Number.MAX_SAFE_INTEGER);
+  }
+
+  private sayFallbacks(epoch: number): void {
+    const line = this.banner.fallbacks?.take(epoch, this.banner.logFile);
+    if (line) this.write(`${line}\n`);
   }
 }
 

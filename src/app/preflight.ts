@@ -6,11 +6,12 @@
  */
 import { lookup } from 'node:dns/promises';
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { redactUrlCredentials } from '../llm/redact.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { fsCause, fsError, netCause } from '../util/fs-errors.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -44,7 +45,7 @@ async function reachability(raw: string): Promise<string | undefined> {
   try {
     await lookup(host);
   } catch (err) {
-    return `the host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`;
+    return `the host ${host} does not resolve (${netCause(err)})`;
   }
   return new Promise((done) => {
     let settled = false;
@@ -61,7 +62,7 @@ async function reachability(raw: string): Promise<string | undefined> {
         ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host }, () => finish(undefined, socket))
         : tcpConnect({ host, port }, () => finish(undefined, socket));
     socket.once('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'ECONNREFUSED' ? 'connection refused' : err.code ? `${err.code}: ${err.message}` : err.message;
+      const why = netCause(err);
       finish(`${url.protocol === 'https:' ? 'cannot connect over TLS' : 'cannot connect'} to ${host}:${port} (${why})`, socket);
     });
   });
@@ -73,6 +74,10 @@ async function reachability(raw: string): Promise<string | undefined> {
  * folder is one line, not a raw EACCES halfway through.
  */
 export function checkWritableFolder(dir: string, what: string): void {
+  // A name over 255 bytes, or a path over 4095, fails every write there (ENAMETOOLONG).
+  if (resolve(dir).split(sep).some((part) => Buffer.byteLength(part) > 255) || Buffer.byteLength(resolve(dir)) > 4095) {
+    throw fsError(Object.assign(new Error('name too long'), { code: 'ENAMETOOLONG', syscall: 'mkdir' }), { what, path: dir }) as UserError;
+  }
   let probe = dir;
   while (!existsSync(probe)) {
     const up = dirname(probe);
@@ -86,6 +91,6 @@ export function checkWritableFolder(dir: string, what: string): void {
     closeSync(openSync(test, 'wx'));
     rmSync(test, { force: true });
   } catch (err) {
-    throw new UserError(`${what} ${dir}: cannot write into ${probe} (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}); choose a folder you can write to`, 'folder_unwritable');
+    throw new UserError(`${what} ${dir}: cannot write into ${probe} (${fsCause(err) ?? errorMessage(err)}); choose a folder you can write to`, 'folder_unwritable');
   }
 }

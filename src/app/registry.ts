@@ -51,6 +51,11 @@ export function withPlugins(base: Registry, added: readonly { origin: string; be
   return { benchmarks, methods, origins };
 }
 
+/** The benchmark a command uses when none is named (`memrl config`, `memrl doctor`, `memrl cleanup`): the registry's first. */
+export function defaultBenchmark(registry: Registry = builtinRegistry()): string {
+  return registry.benchmarks[0]!.name;
+}
+
 export function findBenchmark(registry: Registry, name: string): BenchmarkModule {
   const b = registry.benchmarks.find((x) => x.name === name);
   if (b) return b;

@@ -31,6 +31,7 @@ export const RESUMABLE_KEYS: readonly string[] = [
   'memrl.budget.tokens',
   'memrl.prices',
   'memrl.cache_dir',
+  'memrl.data.auto_pull',
   'memrl.max_error_rate',
   'memrl.plugins',
   'memrl.log_dir',

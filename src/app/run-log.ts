@@ -7,6 +7,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, RunStartEvent } from '../core/reporter.js';
+import { redactSecrets } from '../util/redact.js';
 
 export const RUN_LOG_FILE = 'log.jsonl';
 
@@ -16,13 +17,20 @@ export class RunLog implements Reporter {
   /** Where the lines go (known at once with --log-dir, else when the run folder exists). */
   path: string | null;
 
-  constructor(logDir: string | null, fileName: string) {
+  /** `onLine`: sees every line as written (redacted), e.g. to count events for the console. */
+  constructor(
+    logDir: string | null,
+    fileName: string,
+    private readonly onLine?: (line: string) => void,
+  ) {
     this.path = logDir ? join(logDir, fileName) : null;
     if (this.path) this.open(this.path);
   }
 
-  /** pino's destination: synchronous, so a crash loses no line already logged. */
-  write(line: string): void {
+  /** pino's destination: synchronous, so a crash loses no line already logged. Secrets never reach the file. */
+  write(raw: string): void {
+    const line = redactSecrets(raw);
+    this.onLine?.(line);
     if (this.fd === null) this.pending.push(line);
     else writeSync(this.fd, line);
   }

@@ -11,6 +11,8 @@ import type { Embedder } from '../embed/types.js';
 import { CachedChatModel, OfflineChatModel, ReplayMissError, type CacheLayers, type ChatCacheIdentity } from '../llm/cache.js';
 import { createChatModel } from '../llm/factory.js';
 import { localRateGates, rateLimited, type RateGateFactory } from '../llm/rate-gate.js';
+import { redactUrlCredentials } from '../llm/redact.js';
+import { SlowCallNotice } from '../llm/slow-notice.js';
 import type { UsageLedger } from '../llm/ledger.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { ZERO_USAGE, type ChatModel } from '../llm/types.js';
@@ -34,9 +36,13 @@ export function chatCacheIdentity(llm: LlmSettings): ChatCacheIdentity {
   };
 }
 
-/** A live client for `llm`; the simulator answers with the benchmark's player. An endpoint's calls pass its rate gate, if it has a limit. */
-export function liveChatModel(llm: LlmSettings, benchmark: string, player: SimPlayer, gates: RateGateFactory = localRateGates): ChatModel {
-  const client = createChatModel({
+/**
+ * A live client for `llm`; the simulator answers with the benchmark's player. An
+ * endpoint's calls pass its rate gate, if it has a limit; `notice` gets one line when a
+ * call outlasts its first attempt's timeout (a hung server).
+ */
+export function liveChatModel(llm: LlmSettings, benchmark: string, player: SimPlayer, gates: RateGateFactory = localRateGates, notice?: (line: string) => void): ChatModel {
+  const created = createChatModel({
     provider: llm.provider,
     model: llm.model,
     apiKey: llm.apiKey,
@@ -49,13 +55,14 @@ export function liveChatModel(llm: LlmSettings, benchmark: string, player: SimPl
     seed: llm.simSeed,
     simPlayers: { [benchmark]: player },
   });
+  const client = notice && llm.provider === 'openai' ? new SlowCallNotice(created, { endpoint: redactUrlCredentials(llm.baseUrl), timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, notice }) : created;
   // The simulator has no endpoint to protect.
   return llm.rateLimit && llm.provider === 'openai' ? rateLimited(client, gates(`${llm.baseUrl}|${llm.model}`, llm.rateLimit)) : client;
 }
 
 /** `llm` behind the run's response cache; offline (replay), a miss stops the run instead of calling out. */
-export function cachedChatModel(llm: LlmSettings, benchmark: string, player: SimPlayer, layers: CacheLayers, gates?: RateGateFactory): ChatModel {
-  const inner = layers.offline ? new OfflineChatModel(modelLabelOf(llm), llm.provider === 'sim') : liveChatModel(llm, benchmark, player, gates);
+export function cachedChatModel(llm: LlmSettings, benchmark: string, player: SimPlayer, layers: CacheLayers, gates?: RateGateFactory, notice?: (line: string) => void): ChatModel {
+  const inner = layers.offline ? new OfflineChatModel(modelLabelOf(llm), llm.provider === 'sim') : liveChatModel(llm, benchmark, player, gates, notice);
   return new CachedChatModel(inner, chatCacheIdentity(llm), layers);
 }
 

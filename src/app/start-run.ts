@@ -10,7 +10,7 @@ import { loadPack, type PackInfo } from './prompts/pack.js';
 import { packNamespace } from '../util/template.js';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import pino from 'pino';
 import type { FlagValues } from '../config/flags.js';
 import type { Env } from '../config/interpolate.js';
@@ -20,7 +20,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
-import { spendFile, type RunJson } from '../core/run-files/index.js';
+import { spendFile, type RunComposition, type RunJson } from '../core/run-files/index.js';
 import { asWorkOfRun } from '../env/container/labels.js';
 import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
 import { closeCacheLayers, runCacheLayers } from '../llm/cache.js';
@@ -34,14 +34,17 @@ import { observePlugin } from './plugin-guard/index.js';
 import type { Slots } from '../util/slots.js';
 import type { EpisodeDispatcher } from '../runner/remote-episodes.js';
 import type { RateGateFactory } from '../llm/rate-gate.js';
+import type { SimPlayer } from '../llm/sim/model.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
 import { loadConfig } from './config.js';
 import { ConsoleReporter } from './console-reporter.js';
+import { FallbackLines } from './fallback-lines.js';
 import { RUN_LOG_FILE, RunLog } from './run-log.js';
 import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
 import { checkEndpoints, checkWritableFolder } from './preflight.js';
+import { datasetOf, datasetsOf, pullMissing, recordingData } from './run-data.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
 export interface RunOptions {
@@ -110,11 +113,12 @@ function newRunDir(cfg: ResolvedConfig, benchName: string, modelLabel: string): 
 export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandle> {
   const cwd = options.cwd ?? process.cwd();
   const bench: BenchmarkModule = findBenchmark(options.registry, options.benchmark);
-  const given = loadConfig(typeof options.flags.config === 'string' ? options.flags.config : undefined, options.flags, bench.name, {
-    registry: options.registry,
-    ...(options.env ? { env: options.env } : {}),
-    cwd,
-  });
+  const configFile = typeof options.flags.config === 'string' ? options.flags.config : undefined;
+  const configOpts = { registry: options.registry, refuseEmpty: true, ...(options.env ? { env: options.env } : {}), cwd };
+  let given = loadConfig(configFile, options.flags, bench.name, configOpts);
+  // --pull: the benchmark's missing files first; the config then resolves against them.
+  const dataset = datasetOf(bench);
+  if (dataset && given.config.memrl.data.auto_pull && (await pullMissing(dataset, io))) given = loadConfig(configFile, options.flags, bench.name, configOpts);
   // A resumed run is the recorded run again: its settings come from its run.json.
   const cfg = given.run.resume
     ? resumedConfig({ registry: options.registry, benchmark: bench.name, flags: options.flags, given, dir: given.run.resume, cwd, ...(options.env ? { env: options.env } : {}) })
@@ -173,21 +177,30 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   }
 
   const runName = runDir.split('/').at(-1) ?? 'run';
-  const runLog = new RunLog(cfg.run.logDir, `${bench.name}-${runName}.jsonl`);
+  const fallbacks = new FallbackLines();
+  const runLog = new RunLog(cfg.run.logDir, `${bench.name}-${runName}.jsonl`, (line) => fallbacks.see(line));
   const log = pino({ level: cfg.run.logLevel, base: { run: runName } }, runLog);
   const logFile = runLog.path ?? join(runDir, RUN_LOG_FILE);
 
   // Containers started for this run carry its id (memrl cleanup --run <id>).
-  const benchmark = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
+  const created = await asWorkOfRun(runName, () => bench.create(cfg.bench, cfg));
   // A plug-in that breaks its contract inside an episode stops the run (exit 2), not just the episode.
   let violated: MemrlError | undefined;
-  observePlugin(benchmark, {
+  observePlugin(created, {
     log,
     violation: (err) => {
       violated ??= err;
       abort.abort();
     },
     ...(options.flags.verbose === true ? { crashed: (err: unknown, where: string) => io.err(`plug-in ${where} threw: ${err instanceof Error ? err.stack : String(err)}\n`) } : {}),
+  });
+  // Its load() records which release each data file is, and a resume refuses other data.
+  const dataLines: string[] = [];
+  const resumed = cfg.run.resume && new RunFolder(runDir).hasManifest() ? new RunFolder(runDir).readManifest() : null;
+  const benchmark = recordingData(created, {
+    specs: datasetsOf(options.registry),
+    ...(resumed ? { resume: { dir: runDir, sources: resumed.dataset.sources } } : {}),
+    onDescribed: (lines) => dataLines.push(...lines),
   });
   const ledger = new UsageLedger({ prices, meter });
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
@@ -220,65 +233,70 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       runDir,
       logFile,
       notes: queued ? [...cfg.notes, `episodes are played by workers on ${queued.label}; memory and results stay here`] : cfg.notes,
+      data: dataLines,
       validation: cfg.run.runValidation,
+      fallbacks,
     }),
   );
   const reporters = options.reporters ? options.reporters(defaults) : defaults;
+  // Whether an episode began: a new run that fails before (a failing embeddings endpoint while the method prepares) keeps no folder.
+  let episodesBegan = false;
+  reporters.set('start-watch', { onPhaseStart: () => void (episodesBegan = true) });
 
+  // Facts for run.json beside what the runner records; redacted whole: the command line
+  // (--base-url http://user:pass@…, --queue redis://:pass@…) as well as the config.
+  const runManifest = (): RunComposition =>
+    redactConfig({
+    memrlVersion: memrlVersion(),
+    gitCommit: gitCommit(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    command: ['memrl', ...(options.command ?? [])],
+    // Relative paths in the config are relative to it (a resume from elsewhere resolves them here).
+    cwd,
+    plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
+    configSource: cfg.source,
+    methodReason: cfg.methodReason,
+    config: redactConfig(withoutUnusedEndpoints(cfg.config)),
+    memoryParams: cfg.memory,
+    buildStrategy: cfg.buildStrategy,
+    [bench.name]: bench.manifest ? bench.manifest(cfg.bench) : redactConfig(cfg.bench),
+    fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
+    prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
+    benchmarkName: bench.displayName,
+    methodName: method.displayName,
+    logFile,
+    cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
+    });
+
+  // A hung endpoint is said on the console after the first timed-out attempt, not after all of them.
+  const notice = (line: string): void => io.err(io.tty ? `\n${line}` : line);
   const run = async (): Promise<RunEnd> => {
     try {
       ended.result = await runBenchmark({
         benchmark,
-        method,
-        methodSettings: sectionOf(cfg.config, method.name),
-        memoryParams: cfg.memory,
-        buildStrategy: cfg.buildStrategy,
-        epochs: cfg.run.epochs,
-        batchSize: cfg.run.batchSize,
-        concurrency: cfg.run.concurrency,
-        seed: cfg.run.seed,
-        runValidation: cfg.run.runValidation,
-        validateBeforeTraining: cfg.run.valBeforeTrain,
-        validInterval: cfg.run.validInterval,
-        createModel: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates),
-        ...(cfg.judge ? { createJudgeModel: (player) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates) } : {}),
-        embedder,
-        ledger,
-        ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
-        fidelity: cfg.fidelity,
-        runDir,
-        resume: cfg.run.resume !== null,
-        maxErrorRate: cfg.run.maxErrorRate,
-        stopAfterFailures: cfg.llm.stopAfterFailures,
-        rewardNoise: cfg.run.rewardNoise,
-        ...(options.episodeSlots ? { episodeSlots: options.episodeSlots } : {}),
-        ...(episodes ? { episodes } : {}),
-        manifest: {
-          memrlVersion: memrlVersion(),
-          gitCommit: gitCommit(),
-          node: process.version,
-          platform: `${process.platform}-${process.arch}`,
-          command: ['memrl', ...(options.command ?? [])],
-          // Relative paths in the config are relative to it (a resume from elsewhere resolves them here).
-          cwd,
-          plugins: [...new Set([...options.registry.origins.values()].map((p) => resolve(cwd, p)))],
-          configSource: cfg.source,
-          methodReason: cfg.methodReason,
-          config: redactConfig(withoutUnusedEndpoints(cfg.config)),
+        method: {
+          module: method,
+          settings: sectionOf(cfg.config, method.name),
           memoryParams: cfg.memory,
           buildStrategy: cfg.buildStrategy,
-          [bench.name]: bench.manifest ? bench.manifest(cfg.bench) : redactConfig(cfg.bench),
-          fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
-          prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
-          benchmarkName: bench.displayName,
-          methodName: method.displayName,
-          logFile,
-          cache: { recording: 'responses.jsonl', shared: cfg.run.cacheDir, replayOf: replayFrom },
+          ...(cfg.run.prompts ? { promptDir: packNamespace(cfg.run.prompts, 'memory') } : {}),
+          fidelity: cfg.fidelity,
+          rewardNoise: cfg.run.rewardNoise,
         },
-        ...(bench.tagFamily ? { tagFamily: bench.tagFamily } : {}),
-        reporters,
+        schedule: { epochs: cfg.run.epochs, batchSize: cfg.run.batchSize, concurrency: cfg.run.concurrency, seed: cfg.run.seed },
+        validation: { run: cfg.run.runValidation, beforeTraining: cfg.run.valBeforeTrain, interval: cfg.run.validInterval },
+        models: {
+          agent: (player) => cachedChatModel(cfg.llm, bench.name, player, cacheLayers, options.rateGates, notice),
+          ...(cfg.judge ? { judge: (player: SimPlayer) => cachedChatModel(cfg.judge!, bench.name, player, cacheLayers, options.rateGates, notice) } : {}),
+          embedder,
+          ledger,
+        },
+        folder: { dir: runDir, resume: cfg.run.resume !== null, manifest: runManifest() },
+        stops: { signal: abort.signal, maxErrorRate: cfg.run.maxErrorRate, afterFailures: cfg.llm.stopAfterFailures },
+        episodes: { ...(options.episodeSlots ? { slots: options.episodeSlots } : {}), ...(episodes ? { dispatcher: episodes } : {}) },
+        outputs: { reporters, ...(bench.tagFamily ? { tagFamily: bench.tagFamily } : {}) },
         log,
-        signal: abort.signal,
       });
       recordObserved(runDir, ledger.snapshot());
       if (violated) throw violated;
@@ -286,7 +304,10 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     } catch (err) {
       if (violated) throw violated;
       // A budget stop that cut a step the runner cannot interrupt cleanly (e.g. the start-up embeddings): still resumable.
-      if (!ended.budget) throw err;
+      if (!ended.budget) {
+        if (!cfg.run.resume && !episodesBegan) discardUnstartedRun(runDir);
+        throw err;
+      }
       return { ...ended, budgetCut: err instanceof Error ? err.message : String(err) };
     } finally {
       meter.flush();
@@ -320,4 +341,18 @@ function checkSameExperiment(manifest: RunJson, name: string, cfg: ResolvedConfi
       throw new UserError(`${flag} ${dir}: the run used ${k}=${String(manifest[k])} but this command gives ${String(want[k])}; repeat the original command with ${flag}`, 'resume_mismatch');
     }
   }
+}
+
+/**
+ * A new run that failed before its first episode (its method could not prepare: an
+ * embeddings endpoint answering 500) holds nothing worth resuming: no rows, no paid
+ * reply. Its folder would look like a run (run.json, a log) that `memrl table` and
+ * `memrl view` list, so it goes; the error line names the cause and the URL.
+ */
+function discardUnstartedRun(runDir: string): void {
+  const folder = new RunFolder(runDir);
+  if (!folder.hasManifest()) return;
+  const holds = (name: string): boolean => existsSync(folder.path(name)) && statSync(folder.path(name)).size > 0;
+  if (holds('responses.jsonl') || holds('outcomes.jsonl') || holds('journal.jsonl') || existsSync(folder.path('checkpoint.json'))) return;
+  rmSync(runDir, { recursive: true, force: true });
 }

@@ -8,11 +8,12 @@
  * Errors end here: a MemrlError prints one line and exits by its kind and code
  * (exit-codes.ts); anything else is a bug, printed with its stack under MEMRL_DEBUG.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Registry } from '../app/registry.js';
 import { MemrlError, errorMessage } from '../util/errors.js';
+import { fsError, humanizeErrno } from '../util/fs-errors.js';
 import { memrlVersion } from '../util/version.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 
@@ -86,7 +87,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'report',
     description: 'write one self-contained HTML report (curves, forgetting, comparison, memory, cost, manifests)',
-    register: async (p) => (await import('../report/report-cli.js')).registerReportCommand(p),
+    register: async (p) => (await import('./commands/report.js')).registerReportCommand(p),
   },
   {
     name: 'doctor',
@@ -110,6 +111,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'plugin',
     description: 'write a plug-in: a benchmark or memory method in a folder of its own',
     register: async (p) => (await import('./commands/plugin.js')).registerPluginCommand(p),
+  },
+  {
+    name: 'data',
+    description: "fetch the benchmarks' datasets into a cache (pull), check them against their pinned checksums (verify), show where each is (list, path)",
+    registry: true,
+    register: async (p, r) => (await import('./commands/data.js')).registerDataCommand(p, r),
   },
   {
     name: 'cleanup',
@@ -136,30 +143,51 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** How prescan reads a config file: once (a pipe can be read only once; the config load gets the same text). */
+export interface ConfigReader {
+  parse(text: string): unknown;
+  read(path: string): string;
+}
+
 /**
  * What argv says before commander sees it: the command, and the plug-ins named on the
- * line or in the memrl.plugins of its config file (read with `parseYaml` when given).
+ * line or in the memrl.plugins of its config file (read with `config` when given).
  */
-export function prescan(args: readonly string[], parseYaml?: (text: string) => unknown): { command: string | undefined; plugins: string[] } {
+export function prescan(args: readonly string[], config?: ConfigReader): { command: string | undefined; plugins: string[] } {
+  const { command, configFile } = scanArgs(args);
+  const plugins: string[] = [];
+  forEachFlag(args, (flag, value) => {
+    if (flag === '--plugin') plugins.push(value);
+    // A resumed run brings back the plug-ins it was run with.
+    if (flag === '--resume') plugins.push(...pluginsOfRun(value));
+  });
+  if (configFile && config) plugins.push(...pluginsInConfig(configFile, config));
+  return { command, plugins };
+}
+
+/** The command, and the config file the line names (--config, or `memrl config <file>`). */
+function scanArgs(args: readonly string[]): { command: string | undefined; configFile: string | undefined } {
   const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && /^--(config|plugin|benchmark)$/.test(args[i - 1] ?? '')));
   let command = positional[0];
   if (command === 'help') command = positional[1];
-  const plugins: string[] = [];
   let configFile: string | undefined;
+  forEachFlag(args, (flag, value) => {
+    if (flag === '--config') configFile = value;
+  });
+  // `memrl config <file>` names the file as an argument.
+  if (command === 'config' && !configFile) configFile = positional[1];
+  return { command, configFile };
+}
+
+/** Each `--flag value` or `--flag=value` before `--`. */
+function forEachFlag(args: readonly string[], fn: (flag: string, value: string) => void): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') break;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = inline ?? args[i + 1];
-    if (flag === '--plugin' && value !== undefined) plugins.push(value);
-    if (flag === '--config' && value !== undefined) configFile = value;
-    // A resumed run brings back the plug-ins it was run with.
-    if (flag === '--resume' && value !== undefined) plugins.push(...pluginsOfRun(value));
+    if (value !== undefined) fn(flag!, value);
   }
-  // `memrl config <file>` names the file as an argument.
-  if (command === 'config' && !configFile) configFile = positional[1];
-  if (configFile && parseYaml) plugins.push(...pluginsInConfig(configFile, parseYaml));
-  return { command, plugins };
 }
 
 /** The plug-ins a run folder's run.json records (its absolute paths). */
@@ -173,10 +201,9 @@ function pluginsOfRun(dir: string): string[] {
 }
 
 /** memrl.plugins of a config file, read raw: a bad file is reported by the real config load. */
-function pluginsInConfig(file: string, parseYaml: (text: string) => unknown): string[] {
-  if (!existsSync(file)) return [];
+function pluginsInConfig(file: string, config: ConfigReader): string[] {
   try {
-    const data = parseYaml(readFileSync(file, 'utf8')) as { memrl?: { plugins?: unknown } } | null;
+    const data = config.parse(config.read(file)) as { memrl?: { plugins?: unknown } } | null;
     const list = data?.memrl?.plugins;
     return Array.isArray(list) ? list.filter((p): p is string => typeof p === 'string') : [];
   } catch {
@@ -188,15 +215,18 @@ function pluginsInConfig(file: string, parseYaml: (text: string) => unknown): st
 export async function main(argv: string[]): Promise<void> {
   const args = argv.slice(2);
   try {
+    // Relative paths, config files and run folders all resolve against it: a deleted one is one line, not a raw ENOENT.
+    process.cwd();
     const { command } = prescan(args);
     const entry = COMMANDS.find((c) => c.name === command);
     const program = newProgram();
     let registry: Registry | undefined;
     if (entry?.registry) {
       const { builtinRegistry } = await import('../app/registry.js');
-      // A config file may name plug-ins (memrl.plugins); YAML is read only when there is one.
-      const hasConfig = command === 'config' || args.some((a) => a === '--config' || a.startsWith('--config='));
-      const { plugins } = prescan(args, hasConfig ? (await import('yaml')).parse : undefined);
+      // A config file may name plug-ins (memrl.plugins); YAML is read only when there is one, and only once (a pipe can be read once).
+      const { configFile } = scanArgs(args);
+      const reader: ConfigReader | undefined = configFile ? { parse: (await import('yaml')).parse, read: (await import('../config/yaml-source.js')).readConfigText } : undefined;
+      const { plugins } = prescan(args, reader);
       registry = builtinRegistry();
       if (plugins.length) registry = await (await import('../app/plugins.js')).loadPlugins(registry, plugins);
     }
@@ -213,13 +243,21 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (err instanceof MemrlError) {
-      process.stderr.write(`memrl: ${err.message}\n`);
+      process.stderr.write(`memrl: ${humanizeErrno(err.message)}\n`);
       // A plug-in's own exception: its stack, when asked for.
       if (err.cause !== undefined && args.includes('--verbose')) process.stderr.write(`${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
       process.exitCode = exitCodeOf(err);
       return;
     }
-    process.stderr.write(`memrl: ${errorMessage(err)}\n`);
+    // A system error (a full disk, a read-only folder, a path too long): the machine's or the input's, said in words.
+    const system = fsError(err);
+    if (system) {
+      process.stderr.write(`memrl: ${system.message}\n`);
+      if (process.env.MEMRL_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+      process.exitCode = exitCodeOf(system);
+      return;
+    }
+    process.stderr.write(`memrl: ${humanizeErrno(errorMessage(err))}\n`);
     if (process.env.MEMRL_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
     process.exitCode = EXIT.fault;
   }

@@ -59,8 +59,18 @@ export function checkCompatible(baseline: LoadedRun[], candidate: LoadedRun[]): 
     for (const r of runs) {
       // A failed run's numbers describe its fault (an endpoint, an evaluator), not the method.
       if (r.data.status === 'failed') mismatches.push(`${side} run ${r.data.id} failed (too many episodes ended in error); resume it once the cause is fixed`);
-      else if (r.data.status !== 'complete') notes.push(`${side} run ${r.data.id} is ${r.data.status}: its later epochs are missing or partial`);
+      // A run stopped midway (Ctrl-C, a kill, a crash) has partial numbers: a "regression" against it would be false.
+      else if (r.data.status !== 'complete') mismatches.push(`${side} run ${r.data.id} is not complete (${unfinished(r.data.status)}); ${finishHint(r)}`);
     }
   }
   return { mismatches, notes };
+}
+
+function unfinished(status: string): string {
+  if (status === 'running') return 'its summary.json is missing: it is still running, or was killed or crashed';
+  return `status ${status}`;
+}
+
+function finishHint(r: LoadedRun): string {
+  return r.kind === 'run-folder' ? `finish it first: memrl run ${r.data.benchmark} --resume ${r.source}` : 'compare finished runs';
 }

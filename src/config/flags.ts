@@ -167,6 +167,11 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       path: ['experiment', 'batch_size'],
     },
     {
+      flags: '--pull',
+      description: "fetch the benchmark's missing data files into the cache first, as `memrl data pull` does (default: memrl.data.auto_pull, else stop and say which command fetches them)",
+      path: ['memrl', 'data', 'auto_pull'],
+    },
+    {
       flags: '--cache <dir>',
       description: 'shared response cache for chat and embeddings, read before and written after each call (default: memrl.cache_dir, else none)',
       path: ['memrl', 'cache_dir'],

@@ -38,6 +38,11 @@ export interface LoadOptions {
   inspect?: boolean;
   /** The settings as data instead of a file (a resumed run's recorded config); `path` then only labels it. */
   data?: { tree: ConfigTree; label: string };
+  /**
+   * A run: an empty file (or /dev/null, a drained pipe) is refused, since it would run
+   * the defaults (a paid endpoint when OPENAI_API_KEY is set). Otherwise it is a note.
+   */
+  refuseEmpty?: boolean;
 }
 
 export const QUICKSTART_CONFIG = 'configs/quickstart.yaml';
@@ -95,6 +100,9 @@ export function loadConfig(
   const where = (p: KeyPath) => whereInFile(source, p);
   const notes: string[] = [];
   if (path !== undefined && !options.data && Object.keys(source.data).length === 0) {
+    // An empty file (or /dev/null, or a pipe already drained) would silently run the defaults: a paid endpoint with OPENAI_API_KEY set.
+    const message = `${source.label}: the config file is empty (no settings, only comments or nothing); write the settings into it (configs/quickstart.yaml is an example), or leave out --config to run the offline quickstart`;
+    if (options.refuseEmpty && !inspect) throw new UserError(message, 'config_empty');
     notes.push(`${source.label} is empty: every setting is the ${benchmark} default`);
   }
 

@@ -15,7 +15,7 @@ import type { Env } from './interpolate.js';
 import { closest } from './issues.js';
 import { keyNotes, leafPaths } from './key-notes.js';
 import type { MemrlConfig, Method } from './schema.js';
-import type { BenchmarkConfigPart, ConfigRegistry, LlmSettings, ResolvedConfig, RunSettings } from './types.js';
+import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, LlmSettings, MethodConfigPart, ResolvedConfig, RunSettings } from './types.js';
 import type { KeyPath } from './yaml-source.js';
 
 export interface ResolveContext {
@@ -37,6 +37,18 @@ export interface ResolveContext {
   setBy(path: KeyPath): string | undefined;
   /** Notes gathered while loading (e.g. unset variables while inspecting). */
   notes: string[];
+}
+
+/** The memrl.evaluator keys benchmarks add (their sharedKeys), camelCased: bcb_x → bcbX. */
+function addedEvaluatorSettings(ev: MemrlConfig['memrl']['evaluator'], registry: ConfigRegistry): ConfigTree {
+  const out: ConfigTree = {};
+  for (const b of registry.benchmarks) {
+    for (const added of b.sharedKeys ?? []) {
+      if (added.section !== 'memrl.evaluator') continue;
+      for (const key of Object.keys(added.keys)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = (ev as ConfigTree)[key];
+    }
+  }
+  return out;
 }
 
 export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedConfig {
@@ -64,6 +76,10 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
       ['embedding', embReal, embEndpoint],
     ] as const) {
       if (real && endpoint.apiKey === null) {
+        const keyVar = section === 'llm' && ctx.setBy([section, 'api_key']) === '--api-key-env' ? String(ctx.flags.apiKeyEnv) : undefined;
+        if (keyVar !== undefined) {
+          throw new UserError(`--api-key-env ${keyVar}: the environment variable ${keyVar} is set but empty; export ${keyVar}=<your API key>, or name the variable that holds it`, 'api_key_empty');
+        }
         throw new UserError(
           `${ctx.where([section, 'api_key'])}: \`${section}.api_key\` is a placeholder and OPENAI_API_KEY is not set; export OPENAI_API_KEY, or write the key (or \${VAR}) in the config, or use provider ${section === 'llm' ? 'sim' : 'local'} to run offline`,
         );
@@ -107,6 +123,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     },
   });
   const methodPart = ctx.registry.methods.find((m) => m.name === method);
+  refuseUnusedThreshold(method, methodPart, cfg, memory, ctx);
 
   return {
     fidelity,
@@ -131,7 +148,7 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     run,
     evaluator: {
       backend: ev.backend,
-      bcbMode: ev.bcb_mode,
+      ...addedEvaluatorSettings(ev, ctx.registry),
       evalTimeoutS: ev.eval_timeout,
       hardTimeoutS: ev.hard_timeout,
       forkServer: ev.fork_server,
@@ -285,4 +302,21 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
     rewardNoise: cfg.memrl.reward_noise,
     logDir: cfg.memrl.log_dir ? resolve(ctx.cwd, cfg.memrl.log_dir) : null,
   };
+}
+
+/**
+ * --retrieve-threshold sets the engine's Phase A threshold (rl_config.sim_threshold). A
+ * method that does not retrieve through the engine ignores it, unless its own threshold
+ * is unset and falls back to it (Self-RAG and Mem0 take the reference's baseline floor,
+ * which is rl_config.sim_threshold except where a benchmark reads another key). A flag
+ * that would be ignored is refused, naming the method's own key if it has one.
+ */
+function refuseUnusedThreshold(method: string, part: MethodConfigPart | undefined, cfg: MemrlConfig, memory: MemoryParams, ctx: ResolveContext): void {
+  if (ctx.setBy(['rl_config', 'sim_threshold']) !== '--retrieve-threshold' || (part?.engine ?? 'none') !== 'none') return;
+  const shape = (part?.configSection as { shape?: object } | undefined)?.shape;
+  const hasOwn = shape !== undefined && 'threshold' in shape;
+  const own = (cfg.memrl as ConfigTree)[method] as { threshold?: unknown } | undefined;
+  if (hasOwn && (own?.threshold ?? null) === null && memory.baselineThreshold === cfg.rl_config.sim_threshold) return;
+  const instead = hasOwn ? `set memrl.${method}.threshold in the config (the method's own minimum score) instead` : 'leave the flag out';
+  throw new UserError(`--retrieve-threshold: method ${method} does not use rl_config.sim_threshold here (the similarity threshold of memrl, memp and rag retrieval), so the flag would be ignored; ${instead}`, 'flag_unused');
 }

@@ -10,6 +10,10 @@
  * The schema is composed (buildConfigSchema): each registered benchmark and memory
  * method may add its own `memrl.<name>` section, and the method names and container
  * images come from the registries, so a plug-in's keys are checked like built-in ones.
+ * The reference's keys that only one benchmark reads (experiment.llb_q_floor,
+ * environment.*) are that benchmark's too: its module adds them where the reference
+ * has them (sharedKeys), and says what the help of keys it shares should say of it
+ * (keys.help). No key here knows a benchmark by name.
  *
  * Defaults here are the *last* layer: a benchmark's defaults sit above them, then the
  * YAML file, then command-line flags.
@@ -17,6 +21,7 @@
 import type { FidelitySwitch } from '../util/fidelity.js';
 import { z } from 'zod';
 import { CONTAINER_DEFAULTS } from '../env/limits.js';
+import { UserError } from '../util/errors.js';
 import { bool, int, num } from './coerce.js';
 
 /** A benchmark's or method's name (the registries hold the known ones). */
@@ -79,142 +84,143 @@ export const EmbeddingSchema = z
   })
   .strict();
 
-export const MemorySchema = z
-  .object({
-    build_strategy: z
-      .enum(['proceduralization', 'trajectory', 'script'])
-      .default('proceduralization')
-      .describe('What a new memory holds: proceduralization = script (success) or reflection (failure) + trajectory (the paper); trajectory = raw trajectory; script = script only.'),
-    retrieve_strategy: z
-      .enum(['query', 'random', 'avefact'])
-      .default('query')
-      .refine((v) => v === 'query', {
-        message: 'only `query` retrieval is implemented (the paper\'s); remove the key or set it to query',
-      })
-      .describe('Retrieval key strategy. Only `query` (embed the task text) is implemented; kept for reference compatibility.'),
-    update_strategy: z
-      .enum(['adjustment', 'vanilla', 'validation'])
-      .default('adjustment')
-      .describe('adjustment = successes get scripts, failures reflections (the paper); vanilla = store failures like successes; validation = store successes only.'),
-    k_retrieve: int((n) => n.min(0))
-      .default(1)
-      .describe('k1: number of intent keys kept by similarity recall (Phase A). 0 disables retrieval. CLI: --retrieve-k.'),
-    max_keywords: int((n) => n.positive()).default(8).describe('Inert: keyword count for the reference\'s avefact retrieval.'),
-    confidence_threshold: num(z.number().min(0).max(1)).default(0).describe('Inert: never read by the reference (retrieval uses rl_config.sim_threshold).'),
-    memory_confidence: num(z.number().min(0).max(100)).default(100).describe('Inert: MemOS metadata in the reference; no effect on retrieval or Q.'),
-    add_similarity_threshold: num()
-      .default(0.9)
-      .describe('A new memory joins the bucket of the most similar Phase-A key when sim >= this; otherwise its task text becomes a new key.'),
-    mos_config_path: z.string().default('configs/mos_config.json').describe('Inert: the reference\'s MemOS storage config.'),
-    user_id: z.string().default('memp_user').describe('Inert: the reference\'s MemOS user id.'),
-    sim_norm_mean: num().default(0).describe('Fixed mean used to z-score cosine similarity in Phase B (per benchmark: BCB 0.31, HLE 0.18568, ALF 0.5187).'),
-    sim_norm_std: num().default(0).describe('Fixed std used to z-score cosine similarity (BCB 0.10, HLE 0.09408, ALF 0.1203); <= 1e-9 means 1.'),
-    load_from_checkpoint: bool()
-      .default(false)
-      .refine((v) => !v, {
-        message: 'reference (MemOS) checkpoints cannot be loaded; resume a memrl run with --resume <run-dir> instead',
-      })
-      .describe('Unsupported when true (reference checkpoint format); use --resume.'),
-    checkpoint_path: z.string().nullable().default(null).describe('Reference checkpoint path; see load_from_checkpoint.'),
-  })
-  .strict();
+/** The benchmarks' words on a key they share (their keys.help), in registry order. */
+type WordsOn = (key: string) => string[];
 
-export const EnvironmentSchema = z
-  .object({
-    alfworld_config_path: z.string().default('configs/base_config.yaml').describe('ALFWorld: path of the alfworld base config.'),
-    alfworld_env_type: z.string().default('AlfredTWEnv').describe('ALFWorld: environment class (AlfredTWEnv = text).'),
-  })
-  .strict();
+/** "A, B: rest": the words as the lead of a sentence (none: the sentence alone). */
+function lead(words: readonly string[], rest: string, joiner = ', '): string {
+  return words.length ? `${words.join(joiner)}: ${rest}` : rest.charAt(0).toUpperCase() + rest.slice(1);
+}
+
+/** " (a, b)": the words as an aside (none: ''). */
+function aside(words: readonly string[], open = ' ('): string {
+  return words.length ? `${open}${words.join(', ')})` : '';
+}
+
+/** The reference's memory section; `w` gives the benchmarks' words for the help of shared keys. */
+const memorySchema = (w: WordsOn) =>
+  z
+    .object({
+      build_strategy: z
+        .enum(['proceduralization', 'trajectory', 'script'])
+        .default('proceduralization')
+        .describe('What a new memory holds: proceduralization = script (success) or reflection (failure) + trajectory (the paper); trajectory = raw trajectory; script = script only.'),
+      retrieve_strategy: z
+        .enum(['query', 'random', 'avefact'])
+        .default('query')
+        .refine((v) => v === 'query', {
+          message: 'only `query` retrieval is implemented (the paper\'s); remove the key or set it to query',
+        })
+        .describe('Retrieval key strategy. Only `query` (embed the task text) is implemented; kept for reference compatibility.'),
+      update_strategy: z
+        .enum(['adjustment', 'vanilla', 'validation'])
+        .default('adjustment')
+        .describe('adjustment = successes get scripts, failures reflections (the paper); vanilla = store failures like successes; validation = store successes only.'),
+      k_retrieve: int((n) => n.min(0))
+        .default(1)
+        .describe('k1: number of intent keys kept by similarity recall (Phase A). 0 disables retrieval. CLI: --retrieve-k.'),
+      max_keywords: int((n) => n.positive()).default(8).describe('Inert: keyword count for the reference\'s avefact retrieval.'),
+      confidence_threshold: num(z.number().min(0).max(1)).default(0).describe('Inert: never read by the reference (retrieval uses rl_config.sim_threshold).'),
+      memory_confidence: num(z.number().min(0).max(100)).default(100).describe('Inert: MemOS metadata in the reference; no effect on retrieval or Q.'),
+      add_similarity_threshold: num()
+        .default(0.9)
+        .describe('A new memory joins the bucket of the most similar Phase-A key when sim >= this; otherwise its task text becomes a new key.'),
+      mos_config_path: z.string().default('configs/mos_config.json').describe('Inert: the reference\'s MemOS storage config.'),
+      user_id: z.string().default('memp_user').describe('Inert: the reference\'s MemOS user id.'),
+      sim_norm_mean: num().default(0).describe(`Fixed mean used to z-score cosine similarity in Phase B${aside(w('memory.sim_norm_mean'), ' (per benchmark: ')}.`),
+      sim_norm_std: num().default(0).describe(`Fixed std used to z-score cosine similarity${aside(w('memory.sim_norm_std'))}; <= 1e-9 means 1.`),
+      load_from_checkpoint: bool()
+        .default(false)
+        .refine((v) => !v, {
+          message: 'reference (MemOS) checkpoints cannot be loaded; resume a memrl run with --resume <run-dir> instead',
+        })
+        .describe('Unsupported when true (reference checkpoint format); use --resume.'),
+      checkpoint_path: z.string().nullable().default(null).describe('Reference checkpoint path; see load_from_checkpoint.'),
+    })
+    .strict();
+
+/** The reference's environment section: every key in it is one benchmark's (sharedKeys). */
+const environmentShape = {};
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'WARN', 'ERROR', 'CRITICAL'] as const;
 
-export const ExperimentSchema = z
-  .object({
-    experiment_name: z.string().min(1).default('memrl').describe('Name used in run directory names and logs.'),
-    algorithm: z
-      .enum(['rl', 'memp', 'mdp', 'rlmdp', 'slow_rl'])
-      .default('rl')
-      .refine((v) => v === 'rl' || v === 'memp', {
-        message: 'only `rl` and `memp` are implemented; choose the method with memrl.method or --method',
-      })
-      .describe('rl = MemRL; memp = similarity retrieval without Q learning. Used to derive memrl.method when that is unset.'),
-    val_before_train: bool().default(true).describe('Run a memory-free validation pass before epoch 1 (only when validation runs at all).'),
-    enable_value_driven: bool()
-      .default(false)
-      .describe('false = plain similarity retrieval, no Q updates (method memp). Used to derive memrl.method when that is unset.'),
-    random_seed: int().nullable().default(42).describe('Seed for every random choice (data split, epsilon exploration, sim model). null = 42. CLI: --seed.'),
-    mode: z.string().default('train').describe('Inert: memrl always trains, then validates if enabled.'),
-    trace_jsonl_path: z.string().nullable().default(null).describe('Inert: LLB JSONL tracing in the reference; memrl writes per-episode records anyway.'),
-    trace_sample_filter: z.string().nullable().default(null).describe('Inert: see trace_jsonl_path.'),
-    llb_use_z_score_normalization: bool().default(true).describe('LLB: false = score raw sim and q instead of z-scores.'),
-    llb_q_floor: num().nullable().default(null).describe('LLB: Q floor; overrides rl_config.q_floor for LLB runs.'),
-    llb_dedup_by_task_id: bool().default(false).describe('LLB: at most one selected memory per source task.'),
-    task: z.enum(['db', 'os', 'kg']).default('db').describe('LLB: which task family (db = SQL, os = shell).'),
-    split_file: z.string().default('').describe('LLB: training data file; empty = the shared data for `task`.'),
-    valid_file: z.string().nullable().default(null).describe('LLB: validation data file; null = the shared data for `task`.'),
-    num_sections: int((n) => n.min(1)).default(5).describe('Number of epochs (the reference says sections). CLI: --epochs.'),
-    batch_size: int((n) => n.min(1))
-      .default(32)
-      .describe('Tasks per batch: all tasks of a batch retrieve from the same memory; updates are committed at the batch barrier. CLI: --batch-size.'),
-    max_steps: int((n) => n.min(1)).default(30).describe('LLB, ALFWorld: maximum turns per episode.'),
-    valid_interval: int((n) => n.min(0)).default(1).describe('LLB and ALFWorld: validate after every N-th epoch (those with epoch % N == 0); 0 = never after an epoch (the pass before training still runs when experiment.val_before_train).'),
-    test_interval: int((n) => n.min(0)).default(1).describe('Inert: never read by the reference.'),
-    dataset_ratio: num(z.number().gt(0).max(1)).default(0.7).describe('HLE, ALFWorld, LLB: fraction of the data used (each sampled as its reference runner does).'),
-    few_shot_path: z.string().default('data/alfworld/alfworld_examples.json').describe('ALFWorld: few-shot examples file.'),
-    bon: int((n) => n.min(0)).default(0).describe('Inert: best-of-N evaluation, never wired up in the reference.'),
-    hle_categories: z.array(z.string()).nullable().default(null).describe('HLE: keep only these categories; null = all.'),
-    hle_category_ratio: num(z.number().gt(0).max(1)).nullable().default(null).describe('HLE: per-category sampling ratio; null = 1.'),
-    train_valid_split: num(z.number().min(0).max(1)).default(0.8).describe('HLE: fraction of each category used for training.'),
-    ckpt_eval_enabled: bool()
-      .default(false)
-      .refine((v) => !v, { message: 'evaluating reference checkpoints is not supported; remove the key or set it to false' })
-      .describe('Unsupported when true.'),
-    ckpt_eval_path: z.string().nullable().default(null).describe('See ckpt_eval_enabled.'),
-    ckpt_resume_enabled: bool().default(false).describe('Resume the memrl run in ckpt_resume_path (same as --resume).'),
-    ckpt_resume_path: z.string().nullable().default(null).describe('Run directory to resume when ckpt_resume_enabled.'),
-    ckpt_resume_epoch: int((n) => n.min(0)).nullable().default(null).describe('Epoch snapshot to resume from; null or 0 = the latest.'),
-    baseline_mode: z
-      .enum(['none', 'passk', 'reflection'])
-      .nullable()
-      .default(null)
-      .describe('passk / reflection select those baselines when memrl.method is unset; none or null = no baseline.'),
-    baseline_k: int((n) => n.min(0)).default(10).describe('Inert: memrl runs baselines for experiment.num_sections epochs like every method.'),
-    output_dir: z.string().default('./results').describe('Root directory for run outputs. CLI: --output-dir.'),
-    save_trajectories: bool().default(true).describe('Inert: memrl always saves trajectories.'),
-    save_memories: bool().default(true).describe('Inert: memrl always saves memory snapshots (needed for resume).'),
-    enable_logging: bool().default(true).describe('Inert: memrl always writes its log.'),
-    log_level: z
-      .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(LOG_LEVELS))
-      .default('INFO')
-      .describe('Log level: DEBUG, INFO, WARNING, ERROR, CRITICAL.'),
-    bcb_run_validation: bool().default(false).describe('BCB: also evaluate the held-out split after every epoch (read-only memory). CLI: --run-validation.'),
-  })
-  .strict();
+/** The reference's experiment section, but for the keys a benchmark adds (sharedKeys). */
+const experimentShape = (w: WordsOn) => ({
+  experiment_name: z.string().min(1).default('memrl').describe('Name used in run directory names and logs.'),
+  algorithm: z
+    .enum(['rl', 'memp', 'mdp', 'rlmdp', 'slow_rl'])
+    .default('rl')
+    .refine((v) => v === 'rl' || v === 'memp', {
+      message: 'only `rl` and `memp` are implemented; choose the method with memrl.method or --method',
+    })
+    .describe('rl = MemRL; memp = similarity retrieval without Q learning. Used to derive memrl.method when that is unset.'),
+  val_before_train: bool().default(true).describe('Run a memory-free validation pass before epoch 1 (only when validation runs at all).'),
+  enable_value_driven: bool()
+    .default(false)
+    .describe('false = plain similarity retrieval, no Q updates (method memp). Used to derive memrl.method when that is unset.'),
+  random_seed: int().nullable().default(42).describe('Seed for every random choice (data split, epsilon exploration, sim model). null = 42. CLI: --seed.'),
+  mode: z.string().default('train').describe('Inert: memrl always trains, then validates if enabled.'),
+  num_sections: int((n) => n.min(1)).default(5).describe('Number of epochs (the reference says sections). CLI: --epochs.'),
+  batch_size: int((n) => n.min(1))
+    .default(32)
+    .describe('Tasks per batch: all tasks of a batch retrieve from the same memory; updates are committed at the batch barrier. CLI: --batch-size.'),
+  max_steps: int((n) => n.min(1)).default(30).describe(lead(w('experiment.max_steps'), 'maximum turns per episode.')),
+  valid_interval: int((n) => n.min(0))
+    .default(1)
+    .describe(lead(w('experiment.valid_interval'), 'validate after every N-th epoch (those with epoch % N == 0); 0 = never after an epoch (the pass before training still runs when experiment.val_before_train).', ' and ')),
+  test_interval: int((n) => n.min(0)).default(1).describe('Inert: never read by the reference.'),
+  dataset_ratio: num(z.number().gt(0).max(1)).default(0.7).describe(lead(w('experiment.dataset_ratio'), 'fraction of the data used (each sampled as its reference runner does).')),
+  bon: int((n) => n.min(0)).default(0).describe('Inert: best-of-N evaluation, never wired up in the reference.'),
+  ckpt_eval_enabled: bool()
+    .default(false)
+    .refine((v) => !v, { message: 'evaluating reference checkpoints is not supported; remove the key or set it to false' })
+    .describe('Unsupported when true.'),
+  ckpt_eval_path: z.string().nullable().default(null).describe('See ckpt_eval_enabled.'),
+  ckpt_resume_enabled: bool().default(false).describe('Resume the memrl run in ckpt_resume_path (same as --resume).'),
+  ckpt_resume_path: z.string().nullable().default(null).describe('Run directory to resume when ckpt_resume_enabled.'),
+  ckpt_resume_epoch: int((n) => n.min(0)).nullable().default(null).describe('Epoch snapshot to resume from; null or 0 = the latest.'),
+  baseline_mode: z
+    .enum(['none', 'passk', 'reflection'])
+    .nullable()
+    .default(null)
+    .describe('passk / reflection select those baselines when memrl.method is unset; none or null = no baseline.'),
+  baseline_k: int((n) => n.min(0)).default(10).describe('Inert: memrl runs baselines for experiment.num_sections epochs like every method.'),
+  output_dir: z.string().default('./results').describe('Root directory for run outputs. CLI: --output-dir.'),
+  save_trajectories: bool().default(true).describe('Inert: memrl always saves trajectories.'),
+  save_memories: bool().default(true).describe('Inert: memrl always saves memory snapshots (needed for resume).'),
+  enable_logging: bool().default(true).describe('Inert: memrl always writes its log.'),
+  log_level: z
+    .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(LOG_LEVELS))
+    .default('INFO')
+    .describe('Log level: DEBUG, INFO, WARNING, ERROR, CRITICAL.'),
+});
 
-export const RlSchema = z
-  .object({
-    epsilon: num(z.number().min(0).max(1)).default(0.1).describe('Probability of picking a random subset of the candidate pool instead of the top-k2.'),
-    tau: num().default(0.35).describe("HLE only: the Self-RAG and Mem0 baselines' similarity floor, as the reference's HLE baseline scripts read it (Phase A uses sim_threshold)."),
-    alpha: num(z.number().min(0).max(1)).default(0.3).describe('Q learning rate: Q ← Q + alpha·(r − Q).'),
-    gamma: num()
-      .default(0)
-      .refine((v) => v === 0, { message: 'only 0 is supported (the Q update is single-step, Monte-Carlo)' })
-      .describe('Discount factor; must be 0 (single-step update).'),
-    q_init_pos: num().default(0).describe('Initial Q of a memory written after a success (HLE fixes 1.0).'),
-    q_init_neg: num().default(0).describe('Initial Q of a memory written after a failure (HLE fixes 0.0).'),
-    q_floor: num().nullable().default(null).describe('Lower bound applied to Q after updates and when scoring; null = none.'),
-    success_reward: num().default(1).describe('Reward of a successful episode.'),
-    failure_reward: num().default(-1).describe('Reward of a failed episode.'),
-    sim_threshold: num().default(0.5).describe('Phase A: keep keys with cosine >= this. CLI: --retrieve-threshold.'),
-    topk: int((n) => n.min(0)).default(5).describe('k2: number of memories injected per task (Phase B).'),
-    novelty_threshold: num().default(0.85).describe('Inert: never read by the reference.'),
-    recency_boost: num().default(0).describe('Added to every candidate\'s Q when scoring.'),
-    reward_merge_gain: num().default(0.1).describe('Inert: never read by the reference.'),
-    q_min_threshold: num().default(-0.8).describe('Phase B: drop candidates with Q below this (strict).'),
-    weight_sim: num().default(0.5).describe('Score weight of the similarity z-score (1 − λ).'),
-    weight_q: num().default(0.5).describe('Score weight of the Q z-score (λ).'),
-  })
-  .strict();
+/** The reference's rl_config section. */
+const rlSchema = (w: WordsOn) =>
+  z
+    .object({
+      epsilon: num(z.number().min(0).max(1)).default(0.1).describe('Probability of picking a random subset of the candidate pool instead of the top-k2.'),
+      tau: num().default(0.35).describe(lead(w('rl_config.tau'), "the Self-RAG and Mem0 baselines' similarity floor, as the reference's baseline scripts read it (Phase A uses sim_threshold); inert for the other methods.")),
+      alpha: num(z.number().min(0).max(1)).default(0.3).describe('Q learning rate: Q ← Q + alpha·(r − Q).'),
+      gamma: num()
+        .default(0)
+        .refine((v) => v === 0, { message: 'only 0 is supported (the Q update is single-step, Monte-Carlo)' })
+        .describe('Discount factor; must be 0 (single-step update).'),
+      q_init_pos: num().default(0).describe(`Initial Q of a memory written after a success${aside(w('rl_config.q_init_pos'))}.`),
+      q_init_neg: num().default(0).describe(`Initial Q of a memory written after a failure${aside(w('rl_config.q_init_neg'))}.`),
+      q_floor: num().nullable().default(null).describe('Lower bound applied to Q after updates and when scoring; null = none.'),
+      success_reward: num().default(1).describe('Reward of a successful episode.'),
+      failure_reward: num().default(-1).describe('Reward of a failed episode.'),
+      sim_threshold: num().default(0.5).describe('Phase A: keep keys with cosine >= this. CLI: --retrieve-threshold.'),
+      topk: int((n) => n.min(0)).default(5).describe('k2: number of memories injected per task (Phase B).'),
+      novelty_threshold: num().default(0.85).describe('Inert: never read by the reference.'),
+      recency_boost: num().default(0).describe('Added to every candidate\'s Q when scoring.'),
+      reward_merge_gain: num().default(0.1).describe('Inert: never read by the reference.'),
+      q_min_threshold: num().default(-0.8).describe('Phase B: drop candidates with Q below this (strict).'),
+      weight_sim: num().default(0.5).describe('Score weight of the similarity z-score (1 − λ).'),
+      weight_q: num().default(0.5).describe('Score weight of the Q z-score (λ).'),
+    })
+    .strict();
 
 // ---------------------------------------------------------------------------
 // Part 2: memrl's own settings (not in the reference)
@@ -241,13 +247,64 @@ export interface ConfigPart {
   fidelitySwitches?: readonly FidelitySwitch[];
 }
 
+/** The sections a benchmark may add keys to: two of the reference's, and memrl's evaluator settings. */
+export type SharedSection = 'experiment' | 'environment' | 'memrl.evaluator';
+
+/**
+ * Keys a benchmark adds to a shared section, right after the key `after` (first when
+ * absent), so that the section keeps the reference's order. Keys added to
+ * memrl.evaluator also come out, camelCased, in the resolved evaluator settings.
+ */
+export interface SharedKeys {
+  section: SharedSection;
+  after?: string;
+  keys: z.ZodRawShape;
+}
+
 export interface SchemaParts {
-  benchmarks: readonly (ConfigPart & { images?: readonly ImageSlot[] })[];
+  benchmarks: readonly (ConfigPart & {
+    images?: readonly ImageSlot[];
+    sharedKeys?: readonly SharedKeys[];
+    keys?: { help?: Readonly<Record<string, string>> };
+  })[];
   methods: readonly ConfigPart[];
 }
 
+/** The shape of `section` with the keys the benchmarks add to it, each group after its anchor, in registry order. */
+function withSharedKeys<S extends z.ZodRawShape>(section: SharedSection, shape: S, parts: SchemaParts['benchmarks']): S {
+  let entries = Object.entries(shape);
+  for (const part of parts) {
+    for (const added of part.sharedKeys ?? []) {
+      if (added.section !== section) continue;
+      const at = added.after === undefined ? 0 : entries.findIndex(([k]) => k === added.after) + 1;
+      if (added.after !== undefined && at === 0) throw new UserError(`benchmark ${part.name}: sharedKeys: ${section} has no key ${added.after} to put its keys after`, 'plugin_invalid');
+      const taken = Object.keys(added.keys).find((k) => entries.some(([e]) => e === k));
+      if (taken) throw new UserError(`benchmark ${part.name}: sharedKeys: ${section}.${taken} is already a key`, 'plugin_invalid');
+      entries = [...entries.slice(0, at), ...Object.entries(added.keys), ...entries.slice(at)];
+    }
+  }
+  // Typed as the common keys: a benchmark reads its own with sharedKeysOf.
+  return Object.fromEntries(entries) as S;
+}
+
+/** The keys a benchmark added to a shared section (`shape`, its sharedKeys entry's keys), as validated. */
+export function sharedKeysOf<S extends z.ZodRawShape>(tree: MemrlConfig, section: SharedSection, _shape: S): z.output<z.ZodObject<S>> {
+  const node = section === 'memrl.evaluator' ? tree.memrl.evaluator : tree[section];
+  return node as unknown as z.output<z.ZodObject<S>>;
+}
+/** memrl.data: how runs get their data (docs/data.md). */
+const DataSection = z
+  .object({
+    auto_pull: z
+      .boolean()
+      .default(false)
+      .describe("Fetch a run's missing data files first (memrl data pull <benchmark>) instead of stopping with the command that would. CLI: --pull."),
+  })
+  .strict()
+  .default({});
+
 /** memrl's own keys, the same for every benchmark. */
-function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[]) {
+function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot[], w: WordsOn = () => [], parts: SchemaParts['benchmarks'] = []) {
   const methodEnum = methods.length > 0 ? z.enum(methods as [string, ...string[]]) : z.string();
   return {
     method: methodEnum
@@ -267,7 +324,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe(
-        "Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (BCB: experiment.bcb_run_validation; LLB: when experiment.valid_file is set; others: on; LLB and ALFWorld then validate after every experiment.valid_interval-th epoch). CLI: --run-validation / --no-run-validation.",
+        `Score the validation set (memory read-only) after every epoch; null = the benchmark's rule (${validationRules(w)}). CLI: --run-validation / --no-run-validation.`,
       ),
     max_error_rate: num(z.number().min(0).max(1))
       .default(0.5)
@@ -305,6 +362,7 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .nullable()
       .default(null)
       .describe("Folder for the run's JSON log (<benchmark>-<run-id>.jsonl); null = log.jsonl in the run folder. CLI: --log-dir."),
+    data: DataSection,
     cache_dir: z
       .string()
       .nullable()
@@ -330,12 +388,14 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .describe('Price table (YAML or JSON: models: {<name>: {input, output}}, USD per 1M tokens) merged over the built-in src/llm/prices.yaml, its entries winning; null = the built-in table. CLI: --prices.'),
     llm: z
       .object({
-        timeout_ms: int((n) => n.positive()).default(600_000).describe('Per-request timeout of the chat client in milliseconds.'),
-        max_retries: int((n) => n.min(0)).default(5).describe('Retries (with backoff) on rate limits, 5xx and network errors.'),
+        timeout_ms: int((n) => n.positive())
+          .default(60_000)
+          .describe('Per-attempt timeout of a chat call in milliseconds (a minute: a hung server is said after the first one, on the console; raise it for a slow local model or long outputs).'),
+        max_retries: int((n) => n.min(0)).default(2).describe('Retries (with backoff) on rate limits, 5xx, timeouts and network errors: at most max_retries + 1 attempts per call.'),
         stop_after_failures: int((n) => n.min(0))
           .default(10)
           .describe(
-            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. The calls cut short run again on --resume. 0 = never.',
+            'Stop the run (resumably) once this many model calls in a row to an endpoint that answered before have failed after their retries (no connection, timeout, 5xx): it went down mid-run, and the episodes it failed would count as unsolved. An endpoint none of whose calls has succeeded yet is stopped after 3 failed calls (or this many, if fewer). The calls cut short run again on --resume. 0 = never.',
           ),
         rate_limit: num(z.number().positive())
           .nullable()
@@ -359,40 +419,49 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       })
       .strict()
       .default({}),
-    evaluator: z
+    evaluator: z.object(withSharedKeys('memrl.evaluator', evaluatorShape(w, images), parts)).strict().default({}),
+  };
+}
+
+/** memrl.evaluator: where untrusted code runs (a benchmark's own evaluator keys are added by its sharedKeys). */
+function evaluatorShape(w: WordsOn, images: readonly ImageSlot[]) {
+  return {
+    backend: z.enum(['local', 'docker']).default('local').describe('Where untrusted code runs: local = bubblewrap sandbox; docker = container via the Docker API. CLI: --evaluator.'),
+    eval_timeout: num(z.number().positive()).default(60).describe(lead(w('memrl.evaluator.eval_timeout'), 'per-task test time budget in seconds. CLI: --eval-timeout.')),
+    hard_timeout: num(z.number().positive()).default(120).describe(lead(w('memrl.evaluator.hard_timeout'), 'hard kill after this many seconds. CLI: --untrusted-hard-timeout.')),
+    fork_server: z
+      .boolean()
+      .default(true)
+      .describe(
+        lead(
+          w('memrl.evaluator.fork_server'),
+          'run each test in a child forked from a warm interpreter that has the libraries imported, in the sandbox or container (the same isolation and verdicts, faster); false = a fresh interpreter per test. CLI: --fork-server / --no-fork-server.',
+        ),
+      ),
+    docker: z
       .object({
-        backend: z.enum(['local', 'docker']).default('local').describe('Where untrusted code runs: local = bubblewrap sandbox; docker = container via the Docker API. CLI: --evaluator.'),
-        bcb_mode: z
-          .enum(['reference', 'calibrated'])
-          .default('reference')
-          .describe('BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench\'s official evaluator. CLI: --bcb-mode.'),
-        eval_timeout: num(z.number().positive()).default(60).describe('BCB: per-task test time budget in seconds (under bcb.time-limit=reference BigCodeBench raises it to 241 s, so hard_timeout binds). CLI: --eval-timeout.'),
-        hard_timeout: num(z.number().positive()).default(120).describe('BCB: hard kill after this many seconds. CLI: --untrusted-hard-timeout.'),
-        fork_server: z
-          .boolean()
-          .default(true)
-          .describe('BCB: run each test in a child forked from a warm interpreter that has the libraries imported, in the sandbox or container (the same isolation and verdicts, faster); false = a fresh interpreter per test. CLI: --fork-server / --no-fork-server.'),
-        docker: z
-          .object({
-            host: z
-              .string()
-              .nullable()
-              .default(null)
-              .describe('Container engine address (unix:///path.sock, tcp://host:port); null = DOCKER_HOST, else the usual Docker and Podman sockets. CLI: --docker-host.'),
-            images: z
-              .object(Object.fromEntries(images.map((slot) => [slot.key, z.string().default(slot.image).describe(slot.description)])))
-              .strict()
-              .default({}),
-            memory_mb: int((n) => n.positive()).default(DOCKER_DEFAULTS.memoryMb).describe('Memory limit of each evaluator container, MiB.'),
-            pids: int((n) => n.positive()).default(DOCKER_DEFAULTS.pids).describe('Process limit of each evaluator container.'),
-            pull: z.enum(['missing', 'never']).default(DOCKER_DEFAULTS.pull).describe('Pull an image that is not on the engine (missing) or fail at once (never).'),
-          })
+        host: z
+          .string()
+          .nullable()
+          .default(null)
+          .describe('Container engine address (unix:///path.sock, tcp://host:port); null = DOCKER_HOST, else the usual Docker and Podman sockets. CLI: --docker-host.'),
+        images: z
+          .object(Object.fromEntries(images.map((slot) => [slot.key, z.string().default(slot.image).describe(slot.description)])))
           .strict()
           .default({}),
+        memory_mb: int((n) => n.positive()).default(DOCKER_DEFAULTS.memoryMb).describe('Memory limit of each evaluator container, MiB.'),
+        pids: int((n) => n.positive()).default(DOCKER_DEFAULTS.pids).describe('Process limit of each evaluator container.'),
+        pull: z.enum(['missing', 'never']).default(DOCKER_DEFAULTS.pull).describe('Pull an image that is not on the engine (missing) or fail at once (never).'),
       })
       .strict()
       .default({}),
   };
+}
+
+/** memrl.run_validation's null: each benchmark's rule (its words on the key), then everyone else's, then who validates every N-th epoch. */
+function validationRules(w: WordsOn): string {
+  const everyNth = w('experiment.valid_interval');
+  return [...w('memrl.run_validation'), 'others: on', ...(everyNth.length ? [`${everyNth.join(' and ')} then validate after every experiment.valid_interval-th epoch`] : [])].join('; ');
 }
 
 /**
@@ -405,17 +474,18 @@ export function buildConfigSchema(parts: SchemaParts) {
   for (const part of [...parts.benchmarks, ...parts.methods]) {
     if (part.configSection) sections[part.name] = part.configSection.default({});
   }
+  const w: WordsOn = (key) => parts.benchmarks.flatMap((b) => (b.keys?.help?.[key] !== undefined ? [b.keys.help[key]] : []));
   const memrl = z
-    .object({ ...commonMemrlShape(parts.methods.map((m) => m.name), images), ...sections })
+    .object({ ...commonMemrlShape(parts.methods.map((m) => m.name), images, w, parts.benchmarks), ...sections })
     .strict();
   return z
     .object({
       llm: LlmSchema.default({}),
       embedding: EmbeddingSchema.default({}),
-      memory: MemorySchema.default({}),
-      environment: EnvironmentSchema.default({}),
-      experiment: ExperimentSchema.default({}),
-      rl_config: RlSchema.default({}),
+      memory: memorySchema(w).default({}),
+      environment: z.object(withSharedKeys('environment', environmentShape, parts.benchmarks)).strict().default({}),
+      experiment: z.object(withSharedKeys('experiment', experimentShape(w), parts.benchmarks)).strict().default({}),
+      rl_config: rlSchema(w).default({}),
       project_name: z.string().default('memp').describe('Inert: a label.'),
       version: z.string().default('0.1.0').describe('Inert: a label.'),
       memrl: memrl.default({}).describe('memrl\'s own settings (not in the reference).'),

@@ -6,7 +6,7 @@ import type { BuildStrategy, MemoryMethod, MemoryParams } from '../memory/types.
 import type { Fidelity } from '../util/fidelity.js';
 import type { Env } from './interpolate.js';
 import type { FlagDef, FlagValues } from './flags.js';
-import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method } from './schema.js';
+import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method, SharedKeys } from './schema.js';
 import type { ConfigTree, KeyPath } from './yaml-source.js';
 
 export type { ConfigTree };
@@ -84,12 +84,13 @@ export interface RunSettings {
 
 export interface EvaluatorSettings {
   backend: 'local' | 'docker';
-  bcbMode: 'reference' | 'calibrated';
   evalTimeoutS: number;
   hardTimeoutS: number;
-  /** BCB tests in children of warm fork servers (local sandbox). */
+  /** Python tests in children of warm fork servers (local sandbox). */
   forkServer: boolean;
   docker: DockerSettings;
+  /** Keys benchmarks add to memrl.evaluator (their sharedKeys), camelCased, after backend. */
+  readonly [added: string]: unknown;
 }
 
 /** The container backend (memrl.evaluator.docker). */
@@ -185,7 +186,26 @@ export interface BenchmarkConfigPart<S = unknown> extends ConfigPart {
    * `section.` prefix) this one reads and the others do not; `ignores` lists keys
    * everyone else reads but it does not. Its own memrl.<name> section is implied.
    */
-  keys?: { reads?: readonly string[]; ignores?: readonly string[] };
+  keys?: {
+    reads?: readonly string[];
+    ignores?: readonly string[];
+    /**
+     * Short words for its settings where they tell experiments apart in a results
+     * table, by key, `{value}` standing for the value: { 'memrl.x.subset': '{value} subset' }.
+     */
+    labels?: Readonly<Record<string, string>>;
+    /**
+     * What the help of keys it shares with other benchmarks says of it (`memrl config
+     * --explain`), by key: its name where the help lists who reads the key, its default
+     * where it lists each one's ({ 'memory.sim_norm_mean': 'X 0.31' }), its rule.
+     */
+    help?: Readonly<Record<string, string>>;
+  };
+  /**
+   * Keys of shared sections that only it reads (the reference's experiment and
+   * environment sections have such keys), added where the reference has them.
+   */
+  sharedKeys?: readonly SharedKeys[];
   /** Container images it runs in (slots of memrl.evaluator.docker.images). */
   images?: readonly ImageSlot[];
   /** Its settings from the validated tree; throws a UserError naming the key at fault. */

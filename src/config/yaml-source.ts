@@ -3,8 +3,10 @@
  * validation error can say `file:line`.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import { UserError } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
+import { fsError } from '../util/fs-errors.js';
 
 /**
  * A config tree as a file or a layer writes it, before the schema reads it (and as
@@ -24,19 +26,41 @@ export interface YamlSource {
   lineOf(path: KeyPath): number | undefined;
 }
 
-export function readYamlFile(path: string, label = path): YamlSource {
+/**
+ * Texts of configs that can be read only once (a pipe: `--config <(…)`, /dev/stdin, a
+ * FIFO), by resolved path: the plug-in scan and the config load then see the same text.
+ * A regular file is read again each time (a sweep rewrites its cell configs).
+ */
+const readOnce = new Map<string, string>();
+
+/** A config file's text, read once for pipes and devices; a failure is one line naming the file. */
+export function readConfigText(path: string, label = path): string {
+  const key = resolve(path);
+  const kept = readOnce.get(key);
+  if (kept !== undefined) return kept;
+  let regular: boolean;
   let text: string;
   try {
-    if (statSync(path).isDirectory()) throw new UserError(`${label}: is a directory, expected a YAML config file`);
+    const st = statSync(path);
+    if (st.isDirectory()) throw new UserError(`${label}: is a directory, expected a YAML config file`);
+    regular = st.isFile();
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UserError(`${label}: config file not found`);
-    throw new UserError(`${label}: cannot read config file (${code ?? String(err)})`);
+    throw fsError(err, { path: label, what: 'config file' }) ?? new UserError(`${label}: cannot read config file (${errorMessage(err)})`);
   }
-  return parseYamlText(text, label);
+  if (!regular) readOnce.set(key, text);
+  return text;
 }
+
+export function readYamlFile(path: string, label = path): YamlSource {
+  return parseYamlText(readConfigText(path, label), label);
+}
+
+/** Aliases a config may expand (yaml's guard against exponential expansion). */
+const MAX_ALIAS_COUNT = 1000;
 
 export function parseYamlText(text: string, label: string): YamlSource {
   const lineCounter = new LineCounter();
@@ -48,7 +72,16 @@ export function parseYamlText(text: string, label: string): YamlSource {
     const what = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw new UserError(`${label}${where}: invalid YAML: ${what}`);
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 }) ?? {};
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (err) {
+    // yaml refuses a document whose aliases expand without bound ("billion laughs").
+    if (/alias/i.test(errorMessage(err))) {
+      throw new UserError(`${label}: invalid YAML: its aliases (*name) expand to too many nodes (over ${MAX_ALIAS_COUNT}: an alias bomb?); write the values out, or use fewer aliases`);
+    }
+    throw new UserError(`${label}: invalid YAML: ${errorMessage(err).split('\n')[0]}`);
+  }
   if (typeof data !== 'object' || Array.isArray(data) || data === null) {
     throw new UserError(`${label}:1: a config file must be a mapping of sections (llm:, memory:, ...), found a ${Array.isArray(data) ? 'list' : typeof data}`);
   }

@@ -17,25 +17,42 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { FlagDef, FlagValues } from '../config/flags.js';
-import type { ConfigLayer, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
-import type { ImageSlot, MemrlConfig } from '../config/schema.js';
+import type { ConfigLayer, ConfigTree, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
+import type { ImageSlot, MemrlConfig, SharedKeys } from '../config/schema.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { chatModelSchema, injectedMemoryHintSchema, PHASES, type ChatRequest } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
-import type { TagFamily } from '../metrics/tensorboard/tags.js';
+import type { TagFamily, TagMetric } from '../metrics/tensorboard/tags.js';
 import type { MemoryParams } from '../memory/types.js';
 import { contract, fn, maybeAsync, named, opaque } from '../util/contract-schema.js';
 import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
+import { datasetProblem, type DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
 import { EvaluatorFactsSchema, type EvaluatorFacts } from './run-files/evaluator.js';
 import { outcomeSchema, type Outcome } from './outcome.js';
 
-/** The reference TensorBoard tag sets (checked against TagFamily below, so the two cannot drift). */
-export const TAG_FAMILIES = ['hle', 'alfworld', 'llb', 'bcb', 'other'] as const;
-type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const tagFamiliesComplete: SameSet<(typeof TAG_FAMILIES)[number], TagFamily> = true;
-void tagFamiliesComplete;
+/** What a reference tag carries (metrics/tensorboard/tags.ts's TagMetric). */
+const TAG_METRICS = ['acc', 'csr', 'avgSteps'] as const satisfies readonly TagMetric[];
+const tagListSchema = z.array(z.tuple([z.string().min(1), z.enum(TAG_METRICS)]).readonly()).readonly();
+const tagFamilySchema: z.ZodType<TagFamily, z.ZodTypeDef, unknown> = z.union([
+  z.literal('other'),
+  z
+    .object({
+      train: tagListSchema.describe('Per training epoch: each tag and the metric it carries.'),
+      valid: tagListSchema.describe("Per validation pass: each tag ('{set}' stands for the validation set's name) and its metric."),
+      validSet: z.string().optional().describe("The validation set's name when the benchmark gives none."),
+    })
+    .strict(),
+]);
+
+/**
+ * What episodes may need of the machine that plays them (a `memrl worker` takes jobs
+ * only from the queues whose needs it has): the bubblewrap sandbox, the local MariaDB,
+ * a container engine.
+ */
+export type WorkerNeed = 'bwrap' | 'mariadb' | 'containers';
+export const WORKER_NEEDS: readonly WorkerNeed[] = ['bwrap', 'mariadb', 'containers'];
 
 const NAME = /^[a-z][a-z0-9_-]*$/;
 
@@ -64,7 +81,7 @@ export type InjectedMemory = z.infer<typeof injectedMemorySchema>;
 
 export const episodeContextSchema = contract('EpisodeContext', "The second argument of `episode`: the models, the memories chosen for this task, and where the episode stands. memrl builds it; a benchmark only reads it.", {
   model: chatModelSchema.describe('The agent under test. Every call through it is cached, metered, rate-limited and recorded in the transcript.'),
-  judge: chatModelSchema.optional().describe('The scoring model, for a benchmark whose module has `judge` (HLE).'),
+  judge: chatModelSchema.optional().describe('The scoring model, for a benchmark whose module has `judge` (e.g. HLE).'),
   memories: z.array(injectedMemorySchema).describe('What the method retrieved for this task, in prompt order (empty in a memory-free pass). Show them in the prompt.'),
   epoch: z.number().int().min(0).describe('The epoch, from 1 (0: the validation pass before training). Tag chat calls with it.'),
   phase: z.enum(PHASES).describe("'train' (memory learns from the outcome), 'valid' (memory read-only) or 'gold' (check-gold). Tag chat calls with it."),
@@ -73,26 +90,23 @@ export const episodeContextSchema = contract('EpisodeContext', "The second argum
 });
 export type EpisodeContext = z.infer<typeof episodeContextSchema>;
 
-export const dataSourceSchema = named(
-  'DataSource',
+export const sourceFileSchema = named(
+  'SourceFile',
   z
     .object({
       path: z.string().describe('The file, as read.'),
       sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex').describe('Its sha256, in hex: a worker, a resume and a results table compare it.'),
-      name: z.string().optional().describe('The data source it was downloaded from, when memrl downloaded it.'),
-      release: z.string().optional().describe('The release or revision downloaded.'),
-      url: z.string().optional().describe('Where it was downloaded from.'),
     })
-    .describe("A file the tasks were read from, recorded in run.json's `dataset.sources`."),
+    .describe("A file the tasks were read from. memrl adds which release of the benchmark's data it is (dataset, release, url, origin) and records it in run.json's `dataset.sources`."),
 );
-/** A data file the tasks came from, for run.json (dataset.sources). */
-export type DataSource = z.infer<typeof dataSourceSchema>;
+/** A data file the tasks came from, as a benchmark's load() gives it. */
+export type SourceFile = z.infer<typeof sourceFileSchema>;
 
 export const loadedTasksSchema = contract('LoadedTasks', "What `load` resolves to. memrl applies `--limit` to a plug-in's lists itself (the first N of each).", {
   train: z.array(taskSchema).min(1).describe('Training tasks, in the order they run. Memory learns from these.'),
   valid: z.array(taskSchema).describe('Validation tasks (may be empty): scored with the memory read-only after epochs when validation is on.'),
   sources: z
-    .array(dataSourceSchema)
+    .array(sourceFileSchema)
     .describe("Files the tasks were read from, with their sha256, for run.json (a worker checks it has the same data). Empty for generated tasks."),
   splitLabel: z.string().min(1).describe("How the tasks were chosen, in a few words, e.g. 'full_seed123.json (798/342)'; shown in the run banner and run.json."),
 }).superRefine((loaded, ctx) => {
@@ -126,7 +140,7 @@ export const simPlayerSchema = contract('SimPlayer', "The offline simulator's pl
 export const benchmarkSchema = contract('Benchmark', 'What `create` returns: the runnable benchmark for one run.', {
   name: z.string().regex(NAME).describe("The module's `name` again."),
   envLabel: z.string().min(1).describe("The environment's label, recorded in run.json as `env` (e.g. 'bigcodebench', 'household-standin'); often the name."),
-  validSetLabel: z.string().optional().describe("Name of the validation set in the reference's `Evaluation/…/<set>` TensorBoard tags (ALFWorld's in- or out-of-distribution split); a plug-in with tag family 'other' leaves it out."),
+  validSetLabel: z.string().optional().describe("Name of the validation set in the reference's `Evaluation/…/<set>` TensorBoard tags (e.g. ALFWorld's in- or out-of-distribution split); a plug-in with tag family 'other' leaves it out."),
   load: fn<() => Promise<LoadedTasks>>([], z.promise(loadedTasksSchema)).describe('Loads the tasks, once per run, before the run folder exists (a failure leaves nothing behind).'),
   episode: fn<(task: TaskBase, ctx: EpisodeContext) => Promise<Outcome>>(
     [
@@ -203,6 +217,19 @@ const imageSlotSchema: z.ZodType<ImageSlot, z.ZodTypeDef, unknown> = named('Imag
   instead: z.string().optional(),
 }));
 
+const SHARED_SECTIONS = ['experiment', 'environment', 'memrl.evaluator'];
+const isSharedKeys = (v: unknown): boolean => {
+  if (v === null || typeof v !== 'object') return false;
+  const { section, after, keys } = v as { section?: unknown; after?: unknown; keys?: unknown };
+  return (
+    SHARED_SECTIONS.includes(section as string) &&
+    (after === undefined || typeof after === 'string') &&
+    keys !== null &&
+    typeof keys === 'object' &&
+    Object.values(keys).every((k) => k !== null && typeof k === 'object' && typeof (k as { safeParse?: unknown }).safeParse === 'function')
+  );
+};
+
 const isZodObject = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { safeParse?: unknown }).safeParse === 'function' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject';
 
 export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchmark's module exports: everything memrl needs before a run (names, config, flags) and `create` for the run itself. Export it (named or default) from the file given to `--plugin`.", {
@@ -230,9 +257,20 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   evaluatorFlags: z.boolean().optional().describe('True: it also takes --evaluator and --docker-host (it has a container backend).'),
   flagHelp: z.record(z.string()).optional().describe("Help text of common flags reworded for it, by flag (placeholders {a.b} take its defaults)."),
   keys: z
-    .object({ reads: z.array(z.string()).readonly().optional(), ignores: z.array(z.string()).readonly().optional() })
+    .object({
+      reads: z.array(z.string()).readonly().optional(),
+      ignores: z.array(z.string()).readonly().optional(),
+      labels: z.record(z.string()).optional(),
+      help: z.record(z.string()).optional(),
+    })
+    .strict()
     .optional()
-    .describe("Reference config keys only it reads (`reads`) or that everyone else reads but it does not (`ignores`): `memrl config` notes them. Its own section is implied."),
+    .describe("Reference config keys only it reads (`reads`) or that everyone else reads but it does not (`ignores`): `memrl config` notes them; its own section is implied. `labels`: short words for its settings where they tell runs apart in a results table, by key, `{value}` standing for the value. `help`: what the help of keys it shares with other benchmarks says of it, by key."),
+  sharedKeys: z
+    .array(opaque<SharedKeys>('{ section, after?, keys }', isSharedKeys, 'is not { section: experiment, environment or memrl.evaluator; after?: a key of it; keys: { <key>: zod schema } }'))
+    .readonly()
+    .optional()
+    .describe("Keys of shared sections (`experiment`, `environment`, `memrl.evaluator`) that only it reads, as zod shapes, inserted after the key `after` names."),
   images: z.array(imageSlotSchema).readonly().optional().describe('Container images it runs in (slots of `memrl.evaluator.docker.images`; `memrl doctor` checks them).'),
   resolve: fn<(tree: MemrlConfig, ctx: SettingsContext) => unknown>(
     [
@@ -260,7 +298,22 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   judge: fn<(settings: unknown) => LlmSettings | null>([['settings', opaque<unknown>('S')]], opaque<LlmSettings | null>('LlmSettings | null'))
     .optional()
     .describe("A second, scoring model's settings, if it has one: episodes get it as `ctx.judge`."),
-  tagFamily: z.enum(TAG_FAMILIES).optional().describe("The reference TensorBoard tag set its scalars also use; a plug-in leaves it out or says 'other' (memrl's own tags only)."),
+  tagFamily: tagFamilySchema
+    .optional()
+    .describe("The reference runner's TensorBoard tags its scalars also go under, per phase (`{ train: [[tag, 'acc' | 'csr' | 'avgSteps'], ...], valid: [...], validSet? }`), beside memrl's own; a plug-in leaves it out or says 'other' (memrl's own tags only)."),
+  standIn: z.string().optional().describe('The env label (run.json, outcome rows) of its offline stand-in, if it has one: tables mark such runs as a pipeline check, not a result.'),
+  paper: z
+    .object({ taskSimilarity: z.number(), gainOverNone: z.number() })
+    .strict()
+    .optional()
+    .describe("What the paper reports of it that `memrl report` quotes: the mean pairwise similarity of its tasks, and MemRL's gain over no memory."),
+  variants: z
+    .record(z.record(z.unknown()))
+    .optional()
+    .describe("Variants a sweep's benchmark axis may name as `<name>-<variant>`, each the config keys it sets, e.g. `{ db: { 'experiment.task': 'db' } }`."),
+  workerNeeds: fn<(config: ConfigTree) => readonly WorkerNeed[]>([['config', z.record(z.unknown())]], z.array(z.enum(['bwrap', 'mariadb', 'containers'])).readonly())
+    .optional()
+    .describe("What its episodes need of a `memrl worker` with the local evaluator ('bwrap', 'mariadb', 'containers'), given the run's or sweep cell's config tree as written; `--queue` and sweeps route its jobs only to workers that have them. With the docker evaluator every benchmark needs a container engine instead. None: any worker."),
   manifest: fn<(settings: unknown) => unknown>([['settings', opaque<unknown>('S')]], z.unknown())
     .optional()
     .describe("Its section of run.json, recorded under its name (default: its settings, secrets redacted)."),
@@ -283,6 +336,9 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
     .optional()
     .describe("`memrl doctor`'s checks for it."),
   goldCheck: goldCheckSchema.optional().describe('`memrl check-gold <name>`: its gold answers through its evaluator.'),
+  data: opaque<DatasetDeclaration>('DatasetDeclaration', (v) => datasetProblem(v) === undefined, 'is not a dataset { title, release, licence, homepage, files: [{ path, url, sha256, size }] } (docs/data.md)')
+    .optional()
+    .describe("Its data files: each one's source URL, release, size and sha256 (docs/data.md). `memrl data pull <name>` fetches and verifies them, `memrl data list` shows them, run.json records which release a run read, and a resume refuses other data."),
   promptTemplates: z.string().optional().describe('Its prompt templates folder (relative to the package root, or absolute): the `<name>/` namespace of a prompt pack overrides them file by file.'),
   referencePrompts: z.array(opaque<ReferencePrompt>('ReferencePrompt')).readonly().optional().describe('Where its prompts sit in the reference code, for `memrl prompts import`.'),
   fidelityTargets: fn<() => Promise<readonly FidelityTarget[]>>([], z.promise(z.array(opaque<FidelityTarget>('FidelityTarget')).readonly()))

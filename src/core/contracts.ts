@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { chatModelSchema, chatRequestSchema, chatResponseSchema, chatTagsSchema, chatMessageSchema, injectedMemoryHintSchema, tokenUsageSchema } from '../llm/types.js';
-import { benchmarkModuleSchema, benchmarkSchema, dataSourceSchema, episodeContextSchema, flagSchema, injectedMemorySchema, loadedTasksSchema, simPlayerSchema, taskSchema } from './benchmark.js';
+import { benchmarkModuleSchema, benchmarkSchema, episodeContextSchema, sourceFileSchema, flagSchema, injectedMemorySchema, loadedTasksSchema, simPlayerSchema, taskSchema } from './benchmark.js';
 import {
   commitEffectsSchema,
   experienceSchema,
@@ -14,6 +14,7 @@ import {
   methodContextSchema,
   methodInstanceSchema,
   methodModuleSchema,
+  methodStatsSchema,
   retrievalFieldsSchema,
   retrievalQuerySchema,
   retrievalSchema,
@@ -34,7 +35,7 @@ export const CONTRACT_GROUPS: readonly ContractGroup[] = [
     title: 'A benchmark',
     intro:
       "A benchmark plug-in exports a `BenchmarkModule`. memrl reads its names, config section, defaults and flags when the command line is parsed, calls `resolve` with the validated config, then `create` once per run; the `Benchmark` that returns loads the tasks and plays one episode at a time, many at once. Tutorial: [plugins.md](plugins.md#a-benchmark-step-by-step).",
-    schemas: [benchmarkModuleSchema, flagSchema, benchmarkSchema, loadedTasksSchema, dataSourceSchema, taskSchema, episodeContextSchema, injectedMemorySchema, outcomeSchema, simPlayerSchema, EvaluatorFactsSchema],
+    schemas: [benchmarkModuleSchema, flagSchema, benchmarkSchema, loadedTasksSchema, sourceFileSchema, taskSchema, episodeContextSchema, injectedMemorySchema, outcomeSchema, simPlayerSchema, EvaluatorFactsSchema],
   },
   {
     title: 'The model client',
@@ -45,7 +46,7 @@ export const CONTRACT_GROUPS: readonly ContractGroup[] = [
     title: 'A memory method',
     intro:
       "A method plug-in exports a `MethodModule`; its `create` returns a `MethodInstance` per run. For each batch the runner asks `retrieve` for every task from the memory as committed before the batch, hands each finished training episode to `learn`, and at the barrier gives the experiences to `commit` in task order. Tutorial: [plugins.md](plugins.md#a-memory-method-step-by-step).",
-    schemas: [methodModuleSchema, methodContextSchema, methodInstanceSchema, retrievalQuerySchema, retrievalSchema, retrievalFieldsSchema, finishedEpisodeSchema, experienceSchema, commitEffectsSchema, memoryRecordSchema],
+    schemas: [methodModuleSchema, methodContextSchema, methodInstanceSchema, retrievalQuerySchema, retrievalSchema, retrievalFieldsSchema, finishedEpisodeSchema, experienceSchema, commitEffectsSchema, memoryRecordSchema, methodStatsSchema],
   },
   {
     title: 'A reporter',

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Embedder } from '../embed/types.js';
 import { chatModelSchema, PHASES, type ChatModel } from '../llm/types.js';
 import { BUILD_STRATEGIES, MEMORY_METHODS, type BuildStrategy, type MemoryParams, type MemoryRecord } from '../memory/types.js';
-import { contract, fn, maybeAsync, opaque, plainJson } from '../util/contract-schema.js';
+import { contract, fn, maybeAsync, named, opaque, plainJson } from '../util/contract-schema.js';
 import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
 import { injectedMemorySchema, taskSchema, type TaskBase } from './benchmark.js';
@@ -132,8 +132,19 @@ export const memoryRecordObject = contract('MemoryRecord', 'One memory as writte
 });
 export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> = memoryRecordObject;
 
-/** A method's statistics for summary.json `memory`: open-ended, each method its own (the built-ins: computeStats's counts and Q summary, plus their settings). */
-const methodStatsSchema = z.record(z.unknown());
+/** A method's statistics for summary.json `memory`: open-ended, each method its own (the built-ins: computeStats's counts and Q summary, plus their settings), and the fallbacks it counted. */
+export const methodStatsSchema = named(
+  'MethodStats',
+  z
+    .object({
+      fallbacks: z
+        .record(z.number().int().nonnegative())
+        .optional()
+        .describe("Times the method did something plainer than asked, by kind (Self-RAG's unparseable reply → plain top-k; Mem0's unparseable extraction → nothing stored); absent when none."),
+    })
+    .catchall(z.unknown())
+    .describe("What `stats` returns, recorded as summary.json `memory`: the method's own statistics, e.g. `computeStats(records, size)`'s counts and Q summary, its settings, and `fallbacks`."),
+);
 export type MethodStats = z.infer<typeof methodStatsSchema>;
 
 export const methodInstanceSchema = contract('MethodInstance', "What `create` returns: the method for one run. The runner calls `retrieve` for each batch, `learn` after each training episode, `commit` at each barrier, `snapshot`/`records`/`stats` at each epoch's end.", {

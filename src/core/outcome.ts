@@ -28,7 +28,7 @@ export const outcomeSchema = contract('EpisodeResult', "What `episode` resolves 
     .int()
     .min(0)
     .optional()
-    .describe("When the episode finished among its batch, on the benchmark's own clock (ALFWorld: the step its game ended at, past max_steps when it ran out; LLB: its model replies). The reference's runners collect a batch in finishing order and update Q in that order; methods commit in it under `engine.commit-order=reference` (ties keep task order). Leave it unset when the benchmark collects in task order."),
+    .describe("When the episode finished among its batch, on the benchmark's own clock (e.g. the step a game ended at, past max_steps when it ran out, or the model replies it took). The reference's runners collect a batch in finishing order and update Q in that order; methods commit in it under `engine.commit-order=reference` (ties keep task order). Leave it unset when the benchmark collects in task order."),
   error: z.string().optional().describe("First line of what went wrong (a wrong answer's reason, a failed test's message). Shown in the row and `memrl view`."),
   answer: z.string().optional().describe("The model's final answer as scored (code, a letter, a number). Kept in the row."),
   trajectory: z.string().describe("The episode as text: what memory is built from (a method's `learn` gets it; memrl's memory writer turns it into a procedure or stores it raw, per `memory.build_strategy`). Put in it what a later attempt should learn from: the task, the model's reasoning or actions, and the verdict."),

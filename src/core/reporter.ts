@@ -27,7 +27,7 @@ const memoryRecords = opaque<readonly Readonly<MemoryRecord>[]>('MemoryRecord[]'
 export const runInfoSchema = contract('RunInfo', 'The run a hook is about.', {
   runDir: z.string().describe('The run folder.'),
   benchmark: z.string().describe("The benchmark's name."),
-  tagFamily: opaque<TagFamily | string>('TagFamily | string').describe("The reference TensorBoard tag set (the benchmark module's), or the benchmark's name to look it up by."),
+  tagFamily: opaque<TagFamily | string>('TagFamily | string').describe("The benchmark module's reference TensorBoard tags; a name or 'other': memrl's tags only."),
   validSetLabel: z.string().optional().describe('Validation set name for `Evaluation/…/<set>` tags, if the benchmark has its own.'),
   trainTaskIds: z.array(z.string()).readonly().describe('Training task ids, in order.'),
   validTaskIds: z.array(z.string()).readonly().describe('Validation task ids, in order.'),

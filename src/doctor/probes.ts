@@ -32,7 +32,7 @@ export async function settle(fn: () => Promise<Outcome>): Promise<Outcome> {
 
 /** The interpreter's version, or why it cannot run. */
 export function pythonVersion(python: string): Outcome {
-  if (!existsSync(python)) return { ok: false, detail: `${python} not found; install with: bash scripts/setup.sh system-bcb` };
+  if (!existsSync(python)) return { ok: false, detail: `${python} not found; install with: bash scripts/setup.sh` };
   const r = spawnSync(python, ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8', timeout: 10_000 });
   return r.status === 0 ? { ok: true, detail: `python ${r.stdout.trim()}` } : { ok: false, detail: `${python} does not run: ${r.stderr.trim().split('\n').at(-1)}` };
 }

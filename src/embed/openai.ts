@@ -6,7 +6,8 @@
  */
 import type OpenAI from 'openai';
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from '../llm/client.js';
-import { ProviderError, toProviderError, type CallContext } from '../llm/errors.js';
+import { notAnApiReply, ProviderError, type CallContext } from '../llm/errors.js';
+import { toProviderError } from '../llm/provider-errors.js';
 import type { TokenUsage } from '../llm/types.js';
 import type { Embedder } from './types.js';
 import { redactUrlCredentials } from '../llm/redact.js';
@@ -122,7 +123,9 @@ export class OpenAIEmbedder implements Embedder {
     } finally {
       scoped.release();
     }
-    const data = Array.isArray(res.data) ? res.data : [];
+    const foreign = notAnApiReply(res, 'data', this.ctx);
+    if (foreign) throw foreign;
+    const data = res.data;
     if (data.length !== input.length) {
       throw new ProviderError(
         `${this.label} embeddings returned ${data.length} vectors for ${input.length} inputs`,

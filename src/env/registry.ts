@@ -10,7 +10,8 @@ import type { BridgeSettings, BridgeTransport } from './bridge/contract.js';
 import { ENV_BACKEND_NAMES, type EnvBackendName, type EnvCheck } from './contract.js';
 import type { PythonTestRunner, PythonTestsSettings } from './python-tests/contract.js';
 import type { ShellEnvironments, ShellSettings } from './shell/contract.js';
-import type { SqlBackend, SqlSettings } from './sql/contract.js';
+import type { SqlBackend } from './sql/backend.js';
+import type { SqlSettings } from './sql/contract.js';
 
 /** Each kind's settings and what opening one of its backends gives. */
 export interface EnvKinds {

@@ -8,8 +8,7 @@
  * is src/core/run-files/spend.ts), rewritten after billed calls. Cache hits are never billed. Cost is billed
  * tokens × the current price table, so adding a missing price later fills it in.
  */
-import { LEDGER_ROLES, roleCost, type LedgerRole } from './ledger.js';
-import type { RolePrices } from './prices.js';
+import { LEDGER_ROLES, roleCost, type LedgerRole, type RolePrices } from './cost.js';
 import type { TokenUsage } from './types.js';
 
 export interface BudgetLimits {

@@ -7,11 +7,11 @@
  * reported, so a run records which backend answered it.
  */
 import type { SpendMeter, SpendReport } from './budget.js';
-import type { RolePrice, RolePrices } from './prices.js';
-import type { CallRole, TokenUsage } from './types.js';
+import { LEDGER_ROLES, roleCost, type LedgerRole, type Price, type RolePrice, type RolePrices } from './cost.js';
+import type { TokenUsage } from './types.js';
 
-export type LedgerRole = CallRole | 'embedding';
-export const LEDGER_ROLES: readonly LedgerRole[] = ['agent', 'judge', 'memory', 'embedding'];
+// The runner and the remote episodes name the roles through the ledger.
+export { LEDGER_ROLES, type LedgerRole } from './cost.js';
 
 export interface LedgerBucket {
   /** Calls answered by the provider. */
@@ -23,12 +23,6 @@ export interface LedgerBucket {
   totalTokens: number;
   /** Tokens of cached calls (not in the three counts above). */
   cachedTokens: number;
-}
-
-/** USD per million tokens. */
-export interface Price {
-  promptPerMTok: number;
-  completionPerMTok: number;
 }
 
 export interface LedgerOptions {
@@ -61,13 +55,6 @@ export interface LedgerSnapshot {
   reported?: Partial<Record<LedgerRole, Reported>>;
   /** Billed calls of every attempt of the run folder, and the budget. */
   spend?: SpendReport;
-}
-
-/** Cost of one role's tokens: 0 when it used none, null when they have no price. */
-export function roleCost(b: { promptTokens: number; completionTokens: number; totalTokens: number }, price: RolePrice | undefined): number | null {
-  if (b.totalTokens === 0 && b.promptTokens === 0 && b.completionTokens === 0) return 0;
-  if (!price?.price) return null;
-  return (b.promptTokens * price.price.promptPerMTok + b.completionTokens * price.price.completionPerMTok) / 1e6;
 }
 
 /** Enough to show a change of backend; a provider that varies per request should not grow files without bound. */

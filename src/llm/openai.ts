@@ -5,7 +5,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, requestSignal, type ClientLogger } from './client.js';
-import { ProviderError, toProviderError, type CallContext } from './errors.js';
+import { notAnApiReply, ProviderError, type CallContext } from './errors.js';
+import { toProviderError } from './provider-errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
 import { redactUrlCredentials } from './redact.js';
 
@@ -83,7 +84,9 @@ export class OpenAIChatModel implements ChatModel {
       scoped.release();
     }
     const latencyMs = Math.round(performance.now() - started);
-    const choice = completion.choices?.[0];
+    const foreign = notAnApiReply(completion, 'choices', this.ctx);
+    if (foreign) throw foreign;
+    const choice = completion.choices[0];
     const text = choice?.message?.content;
     const empty = typeof text !== 'string' || text.trim() === '';
     // A caller that scores empty replies (as the reference does: `content or ""`) gets one whenever a message came back.

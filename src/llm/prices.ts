@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import { asset } from '../util/paths.js';
-import type { LedgerRole, Price } from './ledger.js';
+import type { LedgerRole, Price, RolePrice, RolePrices } from './cost.js';
 
 export const BUILTIN_PRICES_FILE = asset('src', 'llm', 'prices.yaml');
 
@@ -29,18 +29,6 @@ export interface PriceTable {
   /** Lower-cased model name → price and the file it came from. */
   models: Map<string, { price: Price; file: string }>;
 }
-
-/** The price of one role's model, as recorded in summary.json. */
-export interface RolePrice {
-  model: string;
-  /** null: the model is in no table (cost null). */
-  price: Price | null;
-  /** The price file, or why the model is free. */
-  source: string;
-  note?: string;
-}
-
-export type RolePrices = Partial<Record<LedgerRole, RolePrice>>;
 
 function readPriceFile(file: string): Map<string, Price> {
   if (!existsSync(file)) throw new UserError(`price table ${file} does not exist; give a YAML or JSON file with models: {<name>: {input, output}} (USD per 1M tokens)`);

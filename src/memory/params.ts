@@ -1,10 +1,10 @@
 import type { MemoryParams } from './types.js';
 
 /**
- * Reference defaults of the BigCodeBench configuration (rl_bcb_config.yaml).
- * Other benchmarks override a few of them (see docs/memory-engine.md).
+ * The engine's defaults: the reference's rl_bcb_config.yaml values. Each benchmark's
+ * config overrides a few of them (see docs/memory-engine.md).
  */
-const BCB_DEFAULTS: MemoryParams = {
+const REFERENCE_DEFAULTS: MemoryParams = {
   method: 'memrl',
   k1: 5,
   simThreshold: 0.5,
@@ -31,7 +31,7 @@ const BCB_DEFAULTS: MemoryParams = {
 export function defaultMemoryParams(overrides: Partial<MemoryParams> = {}): MemoryParams {
   // Skip explicit undefineds so a partially-filled object cannot blank a default.
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<MemoryParams>;
-  return { ...BCB_DEFAULTS, ...given };
+  return { ...REFERENCE_DEFAULTS, ...given };
 }
 
 /** Values the engine cannot work with, one message each (empty when the params are usable). */

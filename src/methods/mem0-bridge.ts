@@ -31,6 +31,8 @@ import type { MethodContext } from '../core/method.js';
 import type { ChatMessage, ChatTags } from '../llm/types.js';
 import { decodeFloat32, encodeFloat32 } from '../memory/vectors.js';
 import { errorMessage, MemrlError } from '../util/errors.js';
+import { FallbackTally } from './fallbacks.js';
+import { capturingConsole } from './quiet-console.js';
 
 type Mem0Module = typeof import('mem0ai/oss');
 type Mem0Memory = InstanceType<Mem0Module['Memory']>;
@@ -262,6 +264,8 @@ export class Mem0Bridge {
   readonly memories: Mem0Record[] = [];
   private readonly byId = new Map<string, { memory: Mem0Record; op: Mem0Op }>();
   readonly userId: string;
+  /** Extractions whose reply mem0ai could not parse (nothing stored from them): counted, logged, said per epoch. */
+  readonly fallbacks: FallbackTally;
 
   private constructor(
     private readonly ctx: MethodContext,
@@ -270,6 +274,7 @@ export class Mem0Bridge {
     this.embed = new EmbedderAdapter(ctx);
     this.chat = new LoopbackChat(ctx);
     this.userId = `memrl_${ctx.benchmark.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    this.fallbacks = new FallbackTally(ctx.log, 'mem0');
   }
 
   /** A bridge with the checkpoint's memory replayed into a fresh mem0 Memory (no model or embedder call). */
@@ -332,13 +337,22 @@ export class Mem0Bridge {
     this.chat.lastError = undefined;
     this.embed.recording = true;
     let results: { id: string; memory: string; metadata?: Record<string, unknown> }[];
+    let printed: string[] = [];
     try {
-      const res = await memory.add([{ role: 'assistant', content }], {
-        userId: this.userId,
-        // As the reference: benchmark, task, phase and success travel with the memory.
-        metadata: { memrl_id: op.id, benchmark: this.ctx.benchmark, task_id: op.taskId, phase: 'train', epoch: op.epoch, success: op.success, status: op.status },
-        infer: op.infer,
-      });
+      // mem0ai prints its failures (a reply it cannot parse) as stack traces: into the run's log instead.
+      const res = await capturingConsole(
+        () =>
+          memory.add([{ role: 'assistant', content }], {
+            userId: this.userId,
+            // As the reference: benchmark, task, phase and success travel with the memory.
+            metadata: { memrl_id: op.id, benchmark: this.ctx.benchmark, task_id: op.taskId, phase: 'train', epoch: op.epoch, success: op.success, status: op.status },
+            infer: op.infer,
+          }),
+        (lines) => {
+          printed = lines;
+          if (!replay) this.ctx.log.warn({ event: 'mem0_output', task: op.taskId, epoch: op.epoch, lines }, 'mem0ai printed');
+        },
+      );
       results = res.results;
     } catch (err) {
       // mem0 reports a failed model call as its own LLMError: surface the model's error (a replay miss, a refusal).
@@ -348,6 +362,9 @@ export class Mem0Bridge {
       this.embed.recording = false;
     }
     const added = results.filter((r) => (r.metadata?.event ?? 'ADD') === 'ADD');
+    if (op.infer && printed.some((l) => /Error parsing extraction response/.test(l))) {
+      this.fallbacks.note('mem0-extraction-unparseable', 'Mem0 extraction reply not in its JSON format: nothing stored from the experience', { epoch: op.epoch, phase: 'train', task: op.taskId }, { memoryId: op.id }, replay !== undefined);
+    }
     const memoryIds = added.map((_, j) => (op.infer ? `${op.id}-m${j}` : op.id));
     if (replay && JSON.stringify(memoryIds) !== JSON.stringify(op.memoryIds)) {
       throw new Mem0Error(`mem0 restore: the add of ${op.id} made ${memoryIds.length} memories, the checkpoint says ${op.memoryIds.length}`);
@@ -371,25 +388,28 @@ export class Mem0Bridge {
   }
 
   /**
-   * The memories mem0 finds for a task, by memrl id, best first. `hybrid`: mem0ai 3.x's
-   * own score (cosine, BM25 and entity boosts, combined). `cosine`: the cosine alone, as
+   * The memories mem0 finds for a task, by memrl id, best first. `hybrid`: in mem0ai 3.x's
+   * own order (cosine, BM25 and entity boosts, combined). `cosine`: by the cosine alone, as
    * the reference's mem0 1.0.1 ranked with Qdrant: every memory at or above the threshold
-   * is asked for with `explain`, which reports each one's semantic score, and the best
-   * `limit` by it are kept (ties in mem0's order). mem0 applies the threshold to the
-   * cosine either way.
+   * is asked for, and the best `limit` by cosine are kept (ties in mem0's order). Either
+   * way each hit carries its semantic score, read through `explain`: the score mem0's
+   * threshold compared, so the recorded score is the one that decided.
    */
   async search(task: TaskBase, limit: number, threshold: number, ranking: 'cosine' | 'hybrid', signal?: AbortSignal): Promise<Mem0Hit[]> {
     if (this.memories.length === 0) return [];
     signal?.throwIfAborted();
     const memory = await this.open(task.key);
     const cosine = ranking === 'cosine';
-    const res = await memory.search(task.key, { filters: { user_id: this.userId }, topK: cosine ? this.memories.length : limit, threshold, ...(cosine ? { explain: true } : {}) });
+    const res = await capturingConsole(
+      () => memory.search(task.key, { filters: { user_id: this.userId }, topK: cosine ? this.memories.length : limit, threshold, explain: true }),
+      (lines) => this.ctx.log.warn({ event: 'mem0_output', task: task.id, lines }, 'mem0ai printed'),
+    );
     const hits = res.results.map((r) => {
       const id = this.ids.get(r.id);
       if (!id) throw new Mem0Error(`mem0 returned a memory memrl did not add (${r.id})`);
       const semantic = (r as { score_details?: { semanticScore?: number } }).score_details?.semanticScore;
-      if (cosine && typeof semantic !== 'number') throw new Mem0Error('mem0 search with explain gave no semantic score: was mem0ai changed?');
-      return { id, score: cosine ? (semantic as number) : (r.score ?? 0) };
+      if (typeof semantic !== 'number') throw new Mem0Error('mem0 search with explain gave no semantic score: was mem0ai changed?');
+      return { id, score: semantic };
     });
     return cosine ? hits.sort((a, b) => b.score - a.score).slice(0, limit) : hits;
   }

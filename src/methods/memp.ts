@@ -1,6 +1,5 @@
 /** MemP: the same memories as MemRL (scripts and reflections), retrieved by similarity alone; Q plays no part. */
 import type { MethodModule } from '../core/method.js';
-import { engineMethod } from './engine-method.js';
 
 export const memp: MethodModule = {
   kind: 'method',
@@ -8,5 +7,5 @@ export const memp: MethodModule = {
   displayName: 'MemP',
   description: 'procedural memories (scripts, reflections) retrieved by similarity only, no Q learning',
   engine: 'memp',
-  create: (ctx) => engineMethod(ctx, { engine: 'memp', writes: true }),
+  create: async (ctx) => (await import('./engine-method.js')).engineMethod(ctx, { engine: 'memp', writes: true }),
 };

@@ -5,7 +5,6 @@
  * memory (a script on success, a reflection on failure).
  */
 import type { MethodModule } from '../core/method.js';
-import { engineMethod } from './engine-method.js';
 
 export const memrl: MethodModule = {
   kind: 'method',
@@ -13,5 +12,5 @@ export const memrl: MethodModule = {
   displayName: 'MemRL',
   description: 'two-phase retrieval with a learned utility Q, updated from rewards; every episode written back as a memory',
   engine: 'memrl',
-  create: (ctx) => engineMethod(ctx, { engine: 'memrl', writes: true }),
+  create: async (ctx) => (await import('./engine-method.js')).engineMethod(ctx, { engine: 'memrl', writes: true }),
 };

@@ -1,6 +1,5 @@
 /** RAG: store each raw trajectory, retrieve the most similar ones; no distillation, no Q. */
 import type { MethodModule } from '../core/method.js';
-import { engineMethod } from './engine-method.js';
 
 export const rag: MethodModule = {
   kind: 'method',
@@ -10,5 +9,5 @@ export const rag: MethodModule = {
   engine: 'rag',
   // RAG is defined as "store the raw trajectory, retrieve by similarity".
   buildStrategy: 'trajectory',
-  create: (ctx) => engineMethod(ctx, { engine: 'rag', writes: true, buildStrategy: 'trajectory' }),
+  create: async (ctx) => (await import('./engine-method.js')).engineMethod(ctx, { engine: 'rag', writes: true, buildStrategy: 'trajectory' }),
 };

@@ -10,6 +10,10 @@
  */
 import type { Rng } from '../util/rng.js';
 
+/** `memrl table` and `memrl report`: resamples per cell and the base seed of the intervals. */
+export const DEFAULT_RESAMPLES = 2000;
+export const DEFAULT_BOOTSTRAP_SEED = 0;
+
 export interface BootstrapInterval {
   mean: number;
   /** Null when n < 2. */

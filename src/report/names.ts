@@ -4,14 +4,13 @@
  * run records its display names in run.json, so tables need not load the plug-in).
  * Unknown ids keep their own spelling and sort after the known ones.
  */
-import { BUILTIN_BENCHMARKS } from '../bench/registry.js';
+import { BUILTIN_BENCHMARKS, TABLE_ORDER } from '../bench/registry.js';
 import type { RunJson } from '../core/run-files/index.js';
 import { BUILTIN_METHODS } from '../methods/registry.js';
 
 /** Spellings the paper's table (data/paper-results.json) uses for the same methods. */
 const METHOD_ALIASES: Record<string, string> = { 'pass@k': 'Pass@k', selfrag: 'Self-RAG', 'self-rag': 'Self-RAG' };
 const METHOD_ORDER = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk', 'pass@k', 'selfrag', 'self-rag', 'mem0'];
-const BENCHMARK_ORDER = ['hle', 'bcb', 'alfworld', 'llb'];
 
 const recorded = { benchmarks: new Map<string, string>(), methods: new Map<string, string>() };
 
@@ -34,6 +33,22 @@ export function benchmarkName(id: string): string {
   return baseName ? `${baseName} ${variant.join('-')}` : id;
 }
 
+/** The built-in benchmarks' short words for their settings in table labels (their modules' keys.labels). */
+export function settingWords(): Record<string, string> {
+  return Object.assign({}, ...BUILTIN_BENCHMARKS.map((b) => b.keys?.labels ?? {}));
+}
+
+/** The footnote of a run on a stand-in environment, naming the built-in benchmarks' stand-ins (their modules' standIn). */
+export function standInNote(): string {
+  const named = BUILTIN_BENCHMARKS.filter((b) => b.standIn).map((b) => `${b.displayName} stand-in environment (${b.standIn}), not the real ${b.displayName}`);
+  return `${named.length ? named.join('; ') : 'stand-in environment'}: pipeline check, not a result.`;
+}
+
+/** The paper's figures on task similarity and the gain over no memory, by benchmark (their modules' paper), most similar first. */
+export function paperSimilarityGains(): { name: string; similarity: number; gain: number }[] {
+  return BUILTIN_BENCHMARKS.flatMap((b) => (b.paper ? [{ name: b.displayName, similarity: b.paper.taskSimilarity, gain: b.paper.gainOverNone }] : [])).sort((a, b) => b.similarity - a.similarity);
+}
+
 /** Known ids in the paper's order (a variant column sorts with its benchmark), then the others by name. */
 function byOrder(order: readonly string[]): (a: string, b: string) => number {
   const rank = (x: string): number => {
@@ -51,4 +66,4 @@ function byOrder(order: readonly string[]): (a: string, b: string) => number {
 }
 
 export const compareMethods = byOrder(METHOD_ORDER);
-export const compareBenchmarks = byOrder(BENCHMARK_ORDER);
+export const compareBenchmarks = byOrder(TABLE_ORDER);

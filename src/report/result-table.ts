@@ -8,7 +8,7 @@ import type { RunFolder } from '../results/run-folder.js';
 import { Rng } from '../util/rng.js';
 import { bootstrapMean } from './bootstrap.js';
 import { differenceLabels } from '../results/experiment.js';
-import { benchmarkName, compareBenchmarks, compareMethods, methodName } from './names.js';
+import { benchmarkName, compareBenchmarks, compareMethods, methodName, settingWords, standInNote } from './names.js';
 import type { PaperResults } from './paper-results.js';
 import type { TableMetric } from './table-metrics.js';
 
@@ -17,7 +17,7 @@ export type Mark = 'simulated' | 'standin' | 'unfinished' | 'failed';
 /** In the order their footnotes are printed. */
 export const MARK_NOTES: readonly { mark: Mark; note: string }[] = [
   { mark: 'simulated', note: 'simulated model (sim): pipeline check, not a result.' },
-  { mark: 'standin', note: 'ALFWorld stand-in environment (household-standin), not the real ALFWorld: pipeline check, not a result.' },
+  { mark: 'standin', note: standInNote() },
   { mark: 'unfinished', note: 'includes a run that did not finish (interrupted or still running): fewer epochs than planned.' },
   { mark: 'failed', note: 'includes a failed run (too many episodes ended in error): its numbers describe the fault, not the method; fix the cause and resume it.' },
 ];
@@ -72,6 +72,8 @@ export interface ResultTable {
   bootstrap: { resamples: number; seed: number; used: boolean };
   /** Footnote lines about the paper rows (source, task sets, numbers with no column). */
   paperNotes: string[];
+  /** The data each column's runs read, e.g. 'BigCodeBench: v0.1.0_hf, MemRL@7c3beba' (runs that recorded it). */
+  releases: string[];
   /** Things worth a look (mixed splits, repeated seeds); printed to stderr. */
   warnings: string[];
 }
@@ -178,6 +180,10 @@ export function buildResultTable(runs: readonly RunFolder[], opts: TableOptions)
     marks: MARK_NOTES.map((m) => m.mark).filter((m) => used.has(m)),
     bootstrap: { resamples: opts.resamples, seed: opts.seed, used: bootstrapUsed },
     paperNotes,
+    releases: benchmarks.flatMap((b) => {
+      const releases = [...new Set(runs.filter((r) => r.column === b && r.release).map((r) => r.release!))];
+      return releases.length ? [`${benchmarkName(b)}: ${releases.join(' / ')}`] : [];
+    }),
     warnings,
   };
 }
@@ -193,7 +199,7 @@ function experimentVariants(runs: readonly RunFolder[], baseKeyOf: (r: RunFolder
   for (const group of byCell.values()) {
     // A failed run counts as its own experiment: its numbers describe a fault.
     const keyed = group.map((r) => ({ run: r, key: r.status === 'failed' ? `${r.experiment.key}:failed` : r.experiment.key, settings: r.experiment.settings }));
-    const labels = differenceLabels(keyed);
+    const labels = differenceLabels(keyed, settingWords());
     const failedOnly = new Set(keyed.filter((k) => k.run.status === 'failed').map((k) => k.key));
     for (const k of keyed) {
       const label = [labels.get(k.key), failedOnly.has(k.key) && new Set(keyed.map((x) => x.key)).size > 1 ? 'failed' : undefined].filter(Boolean).join(', ');

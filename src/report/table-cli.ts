@@ -3,6 +3,7 @@
  * of the Commander file so tests can call it directly.
  */
 import { UserError } from '../util/errors.js';
+import { DEFAULT_BOOTSTRAP_SEED, DEFAULT_RESAMPLES } from './bootstrap.js';
 import { formatCsv } from './format-csv.js';
 import { formatLatex } from './format-latex.js';
 import { formatMarkdown } from './format-markdown.js';
@@ -25,8 +26,7 @@ export interface TableFlags {
 }
 
 export const TABLE_FORMATS = ['md', 'latex', 'csv'] as const;
-export const DEFAULT_RESAMPLES = 2000;
-export const DEFAULT_BOOTSTRAP_SEED = 0;
+export { DEFAULT_BOOTSTRAP_SEED, DEFAULT_RESAMPLES } from './bootstrap.js';
 
 export function renderTable(paths: readonly string[], flags: TableFlags): { text: string; warnings: string[] } {
   const format = flags.format ?? 'md';

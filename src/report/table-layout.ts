@@ -102,5 +102,6 @@ export function tableNotes(table: ResultTable, symbol: (m: Mark) => string): { t
   }
   for (const { mark, note } of MARK_NOTES) if (table.marks.includes(mark)) notes.push({ text: `${symbol(mark)} ${note}`, mark });
   for (const line of table.paperNotes) notes.push({ text: line });
+  if (table.releases.length) notes.push({ text: `Data: ${table.releases.join('; ')}.` });
   return notes;
 }

@@ -26,7 +26,7 @@ export const TABLE_METRICS: readonly TableMetric[] = [
     key: 'last_excluding_errors',
     label: 'Last (excl. errors)',
     better: 'higher',
-    describe: "accuracy at the final epoch over the rows that did not end in error: how the reference's LLB and HLE runners count it",
+    describe: "accuracy at the final epoch over the rows that did not end in error: how some of the reference's runners count it",
     pick: (r) => r.lastExcludingErrors,
   },
 ];

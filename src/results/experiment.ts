@@ -21,6 +21,7 @@ const NOT_DEFINING = [
   'experiment.ckpt_resume_epoch',
   'memrl.concurrency',
   'memrl.cache_dir',
+  'memrl.data.',
   'memrl.budget.',
   'memrl.prices',
   'memrl.plugins',
@@ -67,13 +68,15 @@ export function columnOf(benchmark: string, env: string): string {
 const SHORT: Record<string, (v: unknown) => string> = {
   'memrl.limit': (v) => (v === null ? 'all tasks' : `limit ${String(v)}`),
   'experiment.num_sections': (v) => `${String(v)} epochs`,
-  'memrl.bcb.subset': (v) => `${String(v)} subset`,
-  'memrl.bcb.split_file': (v) => `split ${String(v)}`,
   'dataset.sha256': () => 'other data',
 };
 
-/** How runs of one group differ: a label per experiment key naming only the differing settings. */
-export function differenceLabels(runs: readonly { key: string; settings: Record<string, string> }[]): Map<string, string> {
+/**
+ * How runs of one group differ: a label per experiment key naming only the differing
+ * settings. `words`: the benchmarks' short words for their own settings (`{value}` for
+ * the value), e.g. { 'memrl.x.subset': '{value} subset' }.
+ */
+export function differenceLabels(runs: readonly { key: string; settings: Record<string, string> }[], words: Readonly<Record<string, string>> = {}): Map<string, string> {
   const keys = [...new Set(runs.map((r) => r.key))];
   const labels = new Map<string, string>();
   if (keys.length < 2) return labels;
@@ -81,13 +84,14 @@ export function differenceLabels(runs: readonly { key: string; settings: Record<
   const all = new Set([...first.values()].flatMap((s) => Object.keys(s)));
   const differing = [...all].filter((k) => new Set([...first.values()].map((s) => s[k])).size > 1);
   for (const [key, settings] of first) {
-    const words = differing.slice(0, 3).map((k) => {
+    const parts = differing.slice(0, 3).map((k) => {
       const raw = settings[k];
       if (raw === undefined) return `${k} unset`;
       const value = JSON.parse(raw) as unknown;
-      return SHORT[k] ? SHORT[k](value) : `${k}=${raw}`;
+      if (SHORT[k]) return SHORT[k](value);
+      return words[k] ? words[k].replace('{value}', String(value)) : `${k}=${raw}`;
     });
-    labels.set(key, words.join(', ') + (differing.length > 3 ? ', …' : ''));
+    labels.set(key, parts.join(', ') + (differing.length > 3 ? ', …' : ''));
   }
   return labels;
 }

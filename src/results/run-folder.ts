@@ -38,6 +38,8 @@ export interface RunFolder {
   simulated: boolean;
   seed: number | null;
   split: string | null;
+  /** The data releases it read (run.json's dataset.sources), e.g. 'v0.1.0_hf, MemRL@7c3beba'; null before memrl recorded them. */
+  release: string | null;
   /** failed: stopped by too many error episodes; running: no summary yet (still running, or killed). */
   status: RunStatus | 'running';
   manifest: RunJson;
@@ -78,6 +80,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     trainTaskIds: trainTaskIds.length ? trainTaskIds : undefined,
     validTaskIds: hasValid && validTaskIds.length ? validTaskIds : undefined,
   });
+  const releases = [...new Set(manifest.dataset.sources.map((s) => s.release).filter((r): r is string => typeof r === 'string'))];
   const status = summary?.status ?? 'running';
   const { benchmark, env } = manifest;
   const settings = definingSettings(manifest);
@@ -93,6 +96,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     simulated: manifest.simulated || manifest.model === 'sim',
     seed: manifest.seed,
     split: manifest.dataset.split === NOT_RECORDED ? null : manifest.dataset.split,
+    release: releases.length ? releases.join(', ') : null,
     status,
     manifest,
     summary,

@@ -3,11 +3,12 @@
  * are written, each with an id that names its folder and its whole config (base,
  * then `set`, then matching overrides, then the cell's own axis values).
  */
-import { readFileSync } from 'node:fs';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
 import type { ConfigAssignments, ConfigTree } from '../config/types.js';
-import { BENCHMARK_VARIANTS, type SweepSpec } from './sweep-file.js';
+import { UserError } from '../util/errors.js';
+import { readYamlFile } from '../config/yaml-source.js';
+import type { SweepSpec } from './sweep-file.js';
 
 export type AxisValue = string | number | boolean | null;
 
@@ -28,14 +29,15 @@ export function planCells(spec: SweepSpec): Cell[] {
   const baseOf = (axisValue: string): ConfigTree => {
     const file = spec.base[axisValue] ?? spec.base['*'];
     if (!file) return {};
-    if (!bases.has(file)) bases.set(file, (parse(readFileSync(file, 'utf8')) ?? {}) as ConfigTree);
+    // Read as a config is (one line naming the file for bad YAML, an alias bomb, a folder).
+    if (!bases.has(file)) bases.set(file, readYamlFile(file).data);
     return bases.get(file)!;
   };
   const names = Object.keys(spec.axes);
   let combos: Record<string, AxisValue>[] = [{}];
   for (const name of names) combos = combos.flatMap((c) => spec.axes[name]!.map((v) => ({ ...c, [name]: v })));
   const cells = combos.map((values) => {
-    const variant = BENCHMARK_VARIANTS[String(values.benchmark)];
+    const variant = spec.variants[String(values.benchmark)];
     const benchmark = variant?.benchmark ?? String(values.benchmark);
     const method = values.method === undefined ? null : String(values.method);
     const seed = values.seed === undefined ? null : Number(values.seed);
@@ -51,7 +53,7 @@ export function planCells(spec: SweepSpec): Cell[] {
   // Two axis values that print alike (1 and "1") would share a folder.
   const seen = new Set<string>();
   for (const c of cells) {
-    if (seen.has(c.id)) throw new Error(`sweep ${spec.name}: two cells would share the id ${c.id}`);
+    if (seen.has(c.id)) throw new UserError(`${spec.file}: two cells would share the id ${c.id} (axis values that print alike, such as 1 and "1"); make them differ`, 'sweep_file_invalid');
     seen.add(c.id);
   }
   return cells;

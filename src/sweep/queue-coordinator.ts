@@ -25,7 +25,10 @@ export async function runSweepOnQueue(sweep: OpenSweep, opts: QueueSweepOptions)
   const save = (): void => writeSweepState(sweep.dir, { ...sweep.state, cells: sweep.cells.map((c) => states.get(c.id)!) });
   const todo = sweep.cells.filter((c) => states.get(c.id)!.status !== 'complete');
   const byQueue = new Map<string, typeof todo>();
-  for (const c of todo) byQueue.set(queueName(cellNeeds(c)), [...(byQueue.get(queueName(cellNeeds(c))) ?? []), c]);
+  for (const c of todo) {
+    const q = queueName(cellNeeds(c, sweep.registry.benchmarks.find((b) => b.name === c.benchmark)));
+    byQueue.set(q, [...(byQueue.get(q) ?? []), c]);
+  }
   const queues = new Map([...byQueue.keys()].map((q) => [q, new Queue<CellJob>(q, { connection, prefix: QUEUE_PREFIX })]));
   const events = new Map([...byQueue.keys()].map((q) => [q, new QueueEvents(q, { connection, prefix: QUEUE_PREFIX })]));
   opts.err(`memrl: sweep ${sweep.spec.name}: ${sweep.cells.length} cells, ${todo.length} queued on ${target.label} (${[...byQueue.entries()].map(([q, cs]) => `${q}: ${cs.length}`).join(', ')})\n`);

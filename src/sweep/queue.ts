@@ -6,13 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { WORKER_NEEDS, type BenchmarkModule, type WorkerNeed } from '../core/benchmark.js';
 import { redactUrlCredentials } from '../llm/redact.js';
 import { UserError } from '../util/errors.js';
 import type { Cell } from './plan.js';
 
 /** What a cell may need of the machine that runs it. */
-export type Need = 'bwrap' | 'mariadb' | 'containers';
-export const ALL_NEEDS: readonly Need[] = ['bwrap', 'mariadb', 'containers'];
+export type Need = WorkerNeed;
+export const ALL_NEEDS: readonly Need[] = WORKER_NEEDS;
 
 export const QUEUE_PREFIX = 'memrl';
 
@@ -40,13 +41,17 @@ export function queuesFor(caps: ReadonlySet<Need>, kind: JobKind = 'cells'): str
   return subsets.map((s) => queueName(s, kind));
 }
 
-/** Where a cell's untrusted work runs, from its config: containers, or which local sandbox. */
-export function cellNeeds(cell: Pick<Cell, 'benchmark' | 'config'>): Need[] {
-  const cfg = cell.config as { memrl?: { evaluator?: { backend?: string } }; experiment?: { task?: string } };
+/**
+ * What a cell's (or a run's) episodes need of a worker, from its config: a container
+ * engine with the docker backend, else what its benchmark's module says it needs.
+ */
+export function cellNeeds(cell: Pick<Cell, 'config'>, bench: Pick<BenchmarkModule, 'name' | 'workerNeeds'> | undefined): Need[] {
+  const cfg = cell.config as { memrl?: { evaluator?: { backend?: string } } };
   if (cfg.memrl?.evaluator?.backend === 'docker') return ['containers'];
-  if (cell.benchmark === 'bcb') return ['bwrap'];
-  if (cell.benchmark === 'llb') return (cfg.experiment?.task ?? 'os') === 'db' ? ['mariadb'] : ['bwrap'];
-  return [];
+  const needs = [...(bench?.workerNeeds?.(cell.config) ?? [])];
+  const unknown = needs.find((n) => !ALL_NEEDS.includes(n));
+  if (unknown !== undefined) throw new UserError(`benchmark ${bench!.name}: workerNeeds gave \`${String(unknown)}\`, which no worker offers (known: ${ALL_NEEDS.join(', ')})`, 'plugin_invalid');
+  return needs;
 }
 
 export interface CellJob {

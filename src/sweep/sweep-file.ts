@@ -15,6 +15,7 @@
  *     - when: { benchmark: llb }
  *       set: { experiment.task: db }
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { schemaFor } from '../config/load.js';
@@ -28,11 +29,18 @@ import { UserError } from '../util/errors.js';
 /** Axes with a name of their own; any other axis is a dotted config key. */
 export const NAMED_AXES = ['benchmark', 'method', 'seed'] as const;
 
-/** Benchmark axis values that name a variant, as the results table's columns do. */
-export const BENCHMARK_VARIANTS: Readonly<Record<string, { benchmark: string; set: ConfigAssignments }>> = {
-  'llb-db': { benchmark: 'llb', set: { 'experiment.task': 'db' } },
-  'llb-os': { benchmark: 'llb', set: { 'experiment.task': 'os' } },
-};
+/** A benchmark axis value that names a variant (`<benchmark>-<variant>`, as the results table's columns do): its benchmark and the keys it sets. */
+export interface BenchmarkVariant {
+  benchmark: string;
+  set: ConfigAssignments;
+}
+
+/** Every variant the registered benchmarks declare, by axis value. */
+export function benchmarkVariants(registry: Registry): Record<string, BenchmarkVariant> {
+  const out: Record<string, BenchmarkVariant> = {};
+  for (const b of registry.benchmarks) for (const [v, set] of Object.entries(b.variants ?? {})) out[`${b.name}-${v}`] = { benchmark: b.name, set: { ...set } };
+  return out;
+}
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -57,10 +65,15 @@ export interface SweepSpec {
   set: ConfigAssignments;
   axes: Record<string, (string | number | boolean | null)[]>;
   overrides: { when: Record<string, string | number | boolean | null>; set: ConfigAssignments }[];
+  /** The variants its benchmark axis may name (from the registry it was read with). */
+  variants: Record<string, BenchmarkVariant>;
 }
 
 export function readSweepFile(path: string, registry: Registry): SweepSpec {
   const src = readYamlFile(path);
+  if (Object.keys(src.data).length === 0) {
+    throw new UserError(`${path}: the sweep file is empty; write its name, axes (and base, set, overrides) into it, as in configs/sweeps/paper.yaml (docs/scale.md)`, 'sweep_file_invalid');
+  }
   const parsed = SweepFileSchema.safeParse(src.data);
   if (!parsed.success) {
     // A misspelt key explains the "missing" one that usually comes with it: say it first.
@@ -91,19 +104,26 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
   });
   const benchmarks = (spec.axes.benchmark ?? []).map(String);
   if (benchmarks.length === 0) fail(src, path, ['axes'], 'axes.benchmark is missing: name the benchmark(s) to run, e.g. benchmark: [bcb]');
-  const known = [...registry.benchmarks.map((b) => b.name), ...Object.keys(BENCHMARK_VARIANTS)];
+  const variants = benchmarkVariants(registry);
+  const known = [...registry.benchmarks.map((b) => b.name), ...Object.keys(variants)];
   for (const b of benchmarks) if (!known.includes(b)) fail(src, path, ['axes', 'benchmark'], `unknown benchmark ${b} (known: ${known.join(', ')})`);
   const base: Record<string, string> = {};
-  if (typeof spec.base === 'string') base['*'] = resolve(dirname(file), spec.base);
+  // A base config must exist now: found missing later, it was a raw ENOENT after the sweep folder was made.
+  const baseFile = (where: (string | number)[], given: string): string => {
+    const abs = resolve(dirname(file), given);
+    if (!existsSync(abs)) fail(src, path, where, `${where.join('.')}: ${given}: no such file (${abs}; a base is relative to the sweep file's folder); fix the path`);
+    return abs;
+  };
+  if (typeof spec.base === 'string') base['*'] = baseFile(['base'], spec.base);
   else
     for (const [b, p] of Object.entries(spec.base ?? {})) {
       if (!benchmarks.includes(b)) fail(src, path, ['base', b], `base.${b}: ${b} is not on the benchmark axis (${benchmarks.join(', ')})`);
-      base[b] = resolve(dirname(file), p);
+      base[b] = baseFile(['base', b], p);
     }
   const methods = registry.methods.map((m) => m.name);
   for (const m of (spec.axes.method ?? []).map(String)) if (!methods.includes(m)) fail(src, path, ['axes', 'method'], `unknown method ${m} (known: ${methods.join(', ')})`);
   for (const s of spec.axes.seed ?? []) if (!Number.isInteger(s) || (s as number) < 0) fail(src, path, ['axes', 'seed'], `seed ${String(s)}: give whole numbers ≥ 0`);
-  return { name: spec.name, file, base, set: spec.set, axes: spec.axes, overrides: spec.overrides };
+  return { name: spec.name, file, base, set: spec.set, axes: spec.axes, overrides: spec.overrides, variants };
 }
 
 function fail(src: YamlSource, path: string, where: (string | number)[], message: string): never {

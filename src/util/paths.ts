@@ -27,7 +27,12 @@ export function asset(...parts: string[]): string {
   return join(packageRoot(), ...parts);
 }
 
-/** Default location of the shared datasets (../shared/data next to the checkout), overridable by MEMRL_DATA_DIR. */
+/**
+ * The project's data mirror: MEMRL_DATA_MIRROR, else ../shared/data next to the checkout
+ * (the tests read the releases and the reference's configs there). Runs find their data
+ * through src/data/locations.ts, which reads this mirror after the cache.
+ */
 export function sharedDataDir(): string {
-  return process.env.MEMRL_DATA_DIR ? resolve(process.env.MEMRL_DATA_DIR) : resolve(packageRoot(), '..', 'shared', 'data');
+  const mirror = process.env.MEMRL_DATA_MIRROR;
+  return mirror && mirror !== 'none' ? resolve(mirror) : resolve(packageRoot(), '..', 'shared', 'data');
 }

@@ -5,6 +5,7 @@
  * side by side. Runs are read once and kept; folders written by an older memrl lack
  * transcripts or the Q history, and the answers say what is missing.
  */
+import { redactTree } from '../util/redact.js';
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
@@ -18,6 +19,7 @@ import {
   type OutcomeRow,
   type QSnapshot,
 } from '../core/run-files/index.js';
+import { OUTCOME_STATUSES } from '../metrics/outcome-row.js';
 import type { Transcript } from '../metrics/transcripts.js';
 import { findRunFolders, readRunFolder, type RunFolder } from '../results/run-folder.js';
 import { UserError } from '../util/errors.js';
@@ -107,7 +109,11 @@ export class ViewData {
       const c = row.extra?.category;
       if (typeof c === 'string') category[index.get(row.taskId)!] = c;
     }
-    return { run: this.runs()[n], columns, tasks: taskIds, category, cells, manifest: manifestOf(f) };
+    // Every status with its count (the legend names each colour, the filter offers each status).
+    const counts = new Map<string, number>();
+    for (const row of f.rows) counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
+    const statuses = OUTCOME_STATUSES.map((status) => ({ status, count: counts.get(status) ?? 0 }));
+    return { run: this.runs()[n], columns, tasks: taskIds, category, cells, statuses, manifest: manifestOf(f) };
   }
 
   episode(n: number, phase: string, epoch: number, taskIndex: number): unknown {
@@ -179,7 +185,13 @@ export class ViewData {
     };
     const [la, lb] = [lastRows(ra), lastRows(rb)];
     const tasks = [...la.keys()].filter((t) => lb.has(t));
-    const side = (row: OutcomeRow) => ({ status: row.status, success: row.success, epoch: row.epoch, taskIndex: row.taskIndex, injected: row.retrievedIds });
+    const side = (row: OutcomeRow) => ({
+      status: row.status,
+      success: row.success,
+      epoch: row.epoch,
+      taskIndex: row.taskIndex,
+      injected: row.retrievedIds.map((id, i) => ({ id, q: row.retrievedQ?.[i] ?? null, sim: row.retrievedSim?.[i] ?? null })),
+    });
     const rows = tasks.map((t) => ({ taskId: t, a: side(la.get(t)!), b: side(lb.get(t)!), flipped: la.get(t)!.success !== lb.get(t)!.success }));
     return {
       a: this.runs()[a],
@@ -199,9 +211,10 @@ function missingOf(r: LoadedRun): string[] {
   return out;
 }
 
-/** run.json for the page: task id lists as their length, without the config. */
+/** run.json for the page (redacted again: a run.json written before memrl redacted its command line), task id lists as their length, without the config. */
 function manifestOf(f: RunFolder): object {
-  const { config: _config, ...m } = { ...f.manifest, trainTaskIds: `[${f.manifest.trainTaskIds.length} task ids]`, validTaskIds: `[${f.manifest.validTaskIds.length} task ids]` };
+  const r = redactTree({ ...f.manifest });
+  const { config: _config, ...m } = { ...r, trainTaskIds: `[${r.trainTaskIds.length} task ids]`, validTaskIds: `[${r.validTaskIds.length} task ids]` };
   return m;
 }
 

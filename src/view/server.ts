@@ -19,12 +19,16 @@ const PAGE = `<!doctype html>
 <style>
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#222}
 header{padding:8px 16px;background:#1f2937;color:#fff}header a{color:#fff;text-decoration:none;font-weight:600}
-main{padding:12px 16px}table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f6f6f6}
+main{padding:12px 16px;overflow-wrap:break-word}table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f6f6f6}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .grid{height:70vh;overflow:auto;border:1px solid #ddd;position:relative}.gridrow{display:flex;position:absolute;left:0;right:0;height:22px}
 .task{width:260px;flex:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px;padding:2px 6px}
 .cell{width:34px;height:18px;margin:2px;flex:none;border-radius:3px;cursor:pointer;font-size:10px;color:#fff;text-align:center;line-height:18px}
-.pass{background:#2e7d32}.fail{background:#c62828}.error{background:#6d4c41}.timeout{background:#ef6c00}.syntax_error,.runtime_error{background:#ad1457}.skipped{background:#9e9e9e}.none{background:#eee}
-.msg{border:1px solid #ddd;border-radius:6px;margin:8px 0;padding:6px 10px}.msg pre{white-space:pre-wrap;margin:4px 0;font-size:12px}
+.pass{background:#2e7d32}.fail{background:#c62828}.error{background:#6d4c41}.timeout{background:#b35000}.syntax_error{background:#ad1457}.runtime_error{background:#7b1fa2}.skipped{background:#616161}.none{background:#eee}
+.legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:6px 0;font-size:12px}.legend span.swatch{display:inline-block;width:14px;height:14px;border-radius:3px;vertical-align:-2px;margin-right:4px}.legend .none{border:1px solid #ccc}
+.chip{display:inline-block;border-radius:10px;padding:0 8px;margin:1px 4px 1px 0;font-size:12px;line-height:20px;text-decoration:none}a.chip:hover{text-decoration:underline}
+a.chip,span.chip{color:#fff;font-weight:600}.chip.memory{background:#e8eaf6;color:#1a237e;font-weight:400}
+.msg{border:1px solid #ddd;border-radius:6px;margin:8px 0;padding:6px 10px}.msg pre{margin:4px 0;font-size:12px}
 .msg.system{background:#f5f5f5}.msg.user{background:#eef4ff}.msg.assistant{background:#effaf0}.role{font-weight:600;font-size:12px;color:#555}
 .note{color:#555;font-size:12px}.banner{background:#fff4e0;border:1px solid #f3d9a4;padding:6px 10px;border-radius:4px;margin:6px 0}
 .filters label{margin-right:12px}

@@ -125,27 +125,21 @@ async function killedMidEpisodeRun(transport: 'local' | 'docker'): Promise<{ row
   try {
     await runBenchmark({
       benchmark: bench,
-      method: 'none',
-      memoryParams: defaultMemoryParams(),
-      buildStrategy: 'proceduralization',
-      epochs: 2,
-      batchSize: 3,
-      concurrency: 1,
-      seed: 1,
-      runValidation: false,
-      validateBeforeTraining: false,
-      createModel: () =>
-        scripted(async (req) => {
-          if (req.tags.epoch !== 1 || req.tags.turn !== 2 || req.tags.taskId !== target || victim !== undefined) return;
-          victim = target;
-          const client = bench.pool.clients[0]!;
-          if (transport === 'docker') await engineReq.engine!.docker.getContainer(client.containerId!).kill({ signal: 'SIGKILL' });
-          else process.kill(client.pid!, 'SIGKILL');
-        }),
-      embedder: new LocalNgramEmbedder(),
-      runDir,
-      resume: false,
-      manifest: {},
+      method: { module: 'none', memoryParams: defaultMemoryParams(), buildStrategy: 'proceduralization' },
+      schedule: { epochs: 2, batchSize: 3, concurrency: 1, seed: 1 },
+      validation: { run: false, beforeTraining: false },
+      models: {
+        agent: () =>
+          scripted(async (req) => {
+            if (req.tags.epoch !== 1 || req.tags.turn !== 2 || req.tags.taskId !== target || victim !== undefined) return;
+            victim = target;
+            const client = bench.pool.clients[0]!;
+            if (transport === 'docker') await engineReq.engine!.docker.getContainer(client.containerId!).kill({ signal: 'SIGKILL' });
+            else process.kill(client.pid!, 'SIGKILL');
+          }),
+        embedder: new LocalNgramEmbedder(),
+      },
+      folder: { dir: runDir, resume: false, manifest: {} },
       log: pino({ level: 'silent' }),
     });
   } finally {

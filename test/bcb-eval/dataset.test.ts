@@ -89,7 +89,7 @@ describe('BigCodeBench data file', () => {
     const missing = join(scratch, 'nope.jsonl.gz');
     expect(() => readBcbTasks(missing)).toThrow(UserError);
     expect(() => readBcbTasks(missing)).toThrow(missing);
-    expect(() => readBcbTasks(missing)).toThrow(/bigcode\/bigcodebench/);
+    expect(() => readBcbTasks(missing)).toThrow(/memrl data pull bcb/);
     expect(() => readBcbTasks(missing)).toThrow(/--data-path|MEMRL_DATA_DIR/);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readBcbTasks, type BcbTask } from '../../src/bench/bcb/dataset.js';
-import { describeBcbEvaluator, evaluateBcb, programFor } from '../../src/bench/bcb/evaluate.js';
+import { programFor } from '../../src/bench/bcb/evaluate.js';
+import { describeBcbEvaluator, evaluateBcb } from '../../src/bench/bcb/evaluator.js';
 import { goldSolution } from '../../src/bench/bcb/check-gold.js';
 import { requireBcbPython } from '../env/require-sandbox.js';
 

@@ -92,7 +92,7 @@ describe('the lines a run prints', () => {
     const dir = join(work, 'dying', 'arithmetic', readdirSync(join(work, 'dying', 'arithmetic'))[0]!);
     const last = r.stderr.trim().split('\n').at(-1)!;
     expect(last).toBe(
-      `memrl: openai:loop-model stopped answering: 3 calls in a row failed after their retries (memrl.llm.stop_after_failures 3); the last: openai:loop-model chat failed: 503 the model server is gone; once it answers again, rerun with --resume ${dir}`,
+      `memrl: openai:loop-model stopped answering: 3 calls in a row failed after their retries (memrl.llm.stop_after_failures 3); the last: openai:loop-model chat at ${server.url.replace(/\/v1$/, '/dying/v1')} failed: 503 the model server is gone (the server failed: check it, or try again later); once it answers again, rerun with --resume ${dir}`,
     );
     // The two answered batches are kept; nothing the endpoint failed is.
     const kept = readOutcomeRows(join(dir, 'outcomes.jsonl')).rows;

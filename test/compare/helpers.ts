@@ -40,26 +40,20 @@ export async function toyRun(o: ToyRunOptions = {}): Promise<string> {
   const benchmark = o.name ? { ...bench, name: o.name } : bench;
   await runBenchmark({
     benchmark,
-    method: o.method ?? 'memrl',
-    memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }),
-    buildStrategy: 'proceduralization',
-    epochs: o.epochs ?? 3,
-    batchSize: 4,
-    concurrency: 2,
-    seed,
-    runValidation: o.runValidation ?? false,
-    validateBeforeTraining: false,
-    createModel: (player) => {
-      const sim = new SimChatModel({ seed, players: { [benchmark.name]: player, toy: player } });
-      if (!o.real) return sim;
-      // Same answers, but the run records a real model: what a sim-vs-real check must catch.
-      const real: ChatModel = { label: 'openai:stub-model', simulated: false, chat: (req, signal) => sim.chat(req, signal) };
-      return real;
+    method: { module: o.method ?? 'memrl', memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }), buildStrategy: 'proceduralization' },
+    schedule: { epochs: o.epochs ?? 3, batchSize: 4, concurrency: 2, seed },
+    validation: { run: o.runValidation ?? false, beforeTraining: false },
+    models: {
+      agent: (player) => {
+        const sim = new SimChatModel({ seed, players: { [benchmark.name]: player, toy: player } });
+        if (!o.real) return sim;
+        // Same answers, but the run records a real model: what a sim-vs-real check must catch.
+        const real: ChatModel = { label: 'openai:stub-model', simulated: false, chat: (req, signal) => sim.chat(req, signal) };
+        return real;
+      },
+      embedder: new LocalNgramEmbedder(),
     },
-    embedder: new LocalNgramEmbedder(),
-    runDir,
-    resume: false,
-    manifest: {},
+    folder: { dir: runDir, resume: false, manifest: {} },
     log: pino({ level: 'silent' }),
   });
   return runDir;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.js';
+import { llbExperiment } from '../../src/bench/llb/config.js';
 import type { Benchmark } from '../../src/config/schema.js';
 import { REFERENCE_DIR, errorOf } from './helpers.js';
 
@@ -52,7 +53,7 @@ describe('the reference YAML files load unchanged', () => {
       dedupByTaskId: false,
       qMinThreshold: -0.8,
     });
-    expect(cfg.config.experiment.task).toBe('os');
+    expect(llbExperiment(cfg.config).task).toBe('os');
     expect(cfg.run).toMatchObject({ epochs: 20, batchSize: 5, maxSteps: 15, runValidation: false, valBeforeTrain: false });
     // BASEURL placeholder → OpenAI's URL; API placeholder → $OPENAI_API_KEY.
     expect(cfg.llm.baseUrl).toBe('https://api.openai.com/v1');

@@ -112,14 +112,13 @@ describe('memrl run hle (quickstart: sim model, sim judge, local embedder)', () 
     }, 120_000);
   }
 
-  it('one-line errors: no --train, missing column, unknown category, bad ratio flag', async () => {
+  it('one-line errors: missing column, unknown category, bad ratio flag (no --train: test/data/runs.test.ts)', async () => {
     const oneLine = (r: { code: number | null; stderr: string }, re: RegExp) => {
       expect(r.code).not.toBe(0);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(re);
     };
-    oneLine(await memrl(['run', 'hle', '--epochs', '1']), /gated.*--train/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--categories', 'Poetry']), /--categories Poetry: no such category/);
     oneLine(await memrl(['run', 'hle', '--train', ZSTD, '--category-ratio', '2']), /category-ratio/);
     oneLine(await memrl(['run', 'hle', '--train', MEMRL_BIN]), /memrl\.js: not a readable Parquet file/);

@@ -2,11 +2,14 @@
  * Real LifelongAgentBench os tasks in the shell sandbox: the ground truth passes the
  * evaluation script, an untouched environment does not.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkShellSandbox } from '../../src/env/shell/local.js';
 import { checkGoldOs, checkOneOsTask, defaultOsGoldFile, loadOsGoldTasks } from '../../src/bench/llb/os-check-gold.js';
+import { UserError } from '../../src/util/errors.js';
 import { IN_CI } from '../env/require-sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const check = await checkShellSandbox();
 const haveData = existsSync(defaultOsGoldFile());
@@ -22,6 +25,21 @@ describe.skipIf(!haveData && !IN_CI)('os task data', () => {
       expect(t.evaluation.length).toBeGreaterThan(0);
       expect(t.groundTruth.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('a gold file without scripts', () => {
+  it('is a user error naming the file, the entry and the file to use', () => {
+    const file = join(tempDir('memrl-os-gold-'), 'os_interaction_data.json');
+    writeFileSync(file, JSON.stringify({ 7: { description: 'a task written as Python repr, not the runtime data' } }));
+    let err: unknown;
+    try {
+      loadOsGoldTasks(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toBe(`${file}: entry 7 has no evaluation/ground-truth script (Python-repr file? use *_runtime_learning_data.json)`);
   });
 });
 

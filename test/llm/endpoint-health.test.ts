@@ -1,8 +1,9 @@
 /**
  * When a run stops because its endpoint is gone, judged call by call through the
- * metered model every run uses: a wrong URL at once, an endpoint that went down mid-run
- * after memrl.llm.stop_after_failures failures in a row, and never for trouble the
- * server itself answers.
+ * metered model every run uses: a wrong URL (or one that serves no API) at once, an
+ * endpoint none of whose first calls succeeded after three of them, one that went down
+ * mid-run after memrl.llm.stop_after_failures failures in a row, and never for trouble
+ * the server itself answers once it has answered.
  */
 import { describe, expect, it } from 'vitest';
 import { EndpointDownError, EndpointHealth } from '../../src/llm/endpoint-health.js';
@@ -59,11 +60,31 @@ describe('a model endpoint judged gone', () => {
     expect(inner.reached).toBe(5);
   });
 
-  it('not on a streak before the endpoint ever answered: an endpoint failing from the start is left to max_error_rate', async () => {
-    const inner = scripted([hung(), status(500), hung(), status(503), hung()]);
-    const model = new MeteredChatModel(inner, new UsageLedger(), undefined, new EndpointHealth(2));
-    await play(model, 5);
+  it('after its first calls when none ever succeeded (5xx, timeouts, 4xx, empty: an endpoint failing from the start), at most 3', async () => {
+    const inner = scripted([hung(), status(500), status(400), empty(), hung()]);
+    const model = new MeteredChatModel(inner, new UsageLedger(), undefined, new EndpointHealth(10));
+    await play(model, 2);
     expect(model.fatal).toBeUndefined();
+    await play(model, 1);
+    expect(model.fatal).toBeInstanceOf(EndpointDownError);
+    expect(model.fatal?.message).toMatch(/^openai:m failed every call so far: its first 3 calls failed after their retries, none succeeded \(memrl\.llm\.stop_after_failures 10\); the last: openai:m chat failed: 400/);
+    // A lower stop_after_failures stops sooner; 0 never.
+    const two = new MeteredChatModel(scripted([status(503), empty()]), new UsageLedger(), undefined, new EndpointHealth(2));
+    await play(two, 2);
+    expect(two.fatal).toBeInstanceOf(EndpointDownError);
+    const off = new MeteredChatModel(scripted(Array.from({ length: 20 }, hung)), new UsageLedger(), undefined, new EndpointHealth(0));
+    await play(off, 20);
+    expect(off.fatal).toBeUndefined();
+  });
+
+  it('not from the start once one call succeeded, and at once for a URL that is no API (an HTML page)', async () => {
+    const recovered = new MeteredChatModel(scripted([status(500), 'ok', status(500), status(400), status(500)]), new UsageLedger(), undefined, new EndpointHealth(10));
+    await play(recovered, 5);
+    expect(recovered.fatal).toBeUndefined();
+    const page = new ProviderError('http://h/v1 answered chat with an HTML page, not an OpenAI-compatible API', 'openai:m', 'not_api');
+    const html = new MeteredChatModel(scripted(['ok', page]), new UsageLedger(), undefined, new EndpointHealth(10));
+    await play(html, 2);
+    expect(html.fatal).toBe(page);
   });
 
   it('never on a streak broken by any answer of the server (a success, a 4xx, empty content)', async () => {

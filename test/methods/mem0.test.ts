@@ -214,6 +214,7 @@ describe('mem0.ranking: which memory a search injects', () => {
   it("memrl: mem0ai 3.x's hybrid score lifts the memory that shares the query's words (B)", async () => {
     const r = await injected('memrl');
     expect(r.fields.retrievedIds).toEqual(['mem0-e1-t1']);
-    expect(r.fields.retrievedSim![0]).not.toBeCloseTo(0.8, 3);
+    // The score recorded is the cosine mem0's threshold compared, not the hybrid blend that ranked.
+    expect(r.fields.retrievedSim![0]).toBeCloseTo(0.8, 6);
   });
 });

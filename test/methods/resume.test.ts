@@ -15,35 +15,28 @@ import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
+import { withOverrides, type PlanOverrides } from '../helpers/plan.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memrl-baselines-resume-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
-function plan(method: string, settings: unknown, over: Partial<RunPlan<ToyTask>> = {}, toy: ToyOptions = {}): RunPlan<ToyTask> {
-  return {
-    benchmark: toyBenchmark({ valid: 4, transcript: true, ...toy }),
-    method,
-    methodSettings: settings,
-    memoryParams: defaultMemoryParams({ k1: 3 }),
-    buildStrategy: 'proceduralization',
-    epochs: 3,
-    batchSize: 4,
-    concurrency: 3,
-    seed: 11,
-    runValidation: true,
-    validateBeforeTraining: true,
-    createModel: (player) => new SimChatModel({ seed: 11, players: { toy: player } }),
-    embedder: new LocalNgramEmbedder(),
-    runDir: join(root, `run-${n++}`),
-    resume: false,
-    manifest: {},
-    log: pino({ level: 'silent' }),
-    // A fixed clock: a barrier re-run after a stop takes a new time, which is not what is compared here.
-    now: () => 1_800_000_000_000,
-    ...over,
-  };
+function plan(method: string, settings: unknown, over: PlanOverrides<ToyTask> = {}, toy: ToyOptions = {}): RunPlan<ToyTask> {
+  return withOverrides(
+    {
+      benchmark: toyBenchmark({ valid: 4, transcript: true, ...toy }),
+      method: { module: method, settings, memoryParams: defaultMemoryParams({ k1: 3 }), buildStrategy: 'proceduralization' },
+      schedule: { epochs: 3, batchSize: 4, concurrency: 3, seed: 11 },
+      validation: { run: true, beforeTraining: true },
+      models: { agent: (player) => new SimChatModel({ seed: 11, players: { toy: player } }), embedder: new LocalNgramEmbedder() },
+      folder: { dir: join(root, `run-${n++}`), resume: false, manifest: {} },
+      log: pino({ level: 'silent' }),
+      // A fixed clock: a barrier re-run after a stop takes a new time, which is not what is compared here.
+      now: () => 1_800_000_000_000,
+    },
+    over,
+  );
 }
 
 function state(dir: string): Record<string, unknown> {
@@ -62,7 +55,7 @@ function state(dir: string): Record<string, unknown> {
 
 async function stoppedAt(p: RunPlan<ToyTask>, epoch: number, at: number): Promise<void> {
   const abort = new AbortController();
-  const stopping = { ...p, signal: abort.signal, benchmark: toyBenchmark({ valid: 4, transcript: true, onEpisode: (t, e, phase) => e === epoch && phase === 'train' && t.n === at && abort.abort() }) };
+  const stopping = { ...p, stops: { signal: abort.signal }, benchmark: toyBenchmark({ valid: 4, transcript: true, onEpisode: (t, e, phase) => e === epoch && phase === 'train' && t.n === at && abort.abort() }) };
   const r = await runBenchmark(stopping);
   expect(r.interrupted).toBe(true);
 }
@@ -75,7 +68,7 @@ describe.each([
   it('ends byte-identical to the uninterrupted run', async () => {
     const straight = plan(method, settings);
     await runBenchmark(straight);
-    const reference = state(straight.runDir);
+    const reference = state(straight.folder.dir);
     const rows = reference.rows as { phase: string; epoch: number; retrievedIds: string[]; extra?: Record<string, any> }[];
     // The method did retrieve something, and Self-RAG recorded its decisions.
     expect(rows.filter((r) => r.phase === 'train' && r.epoch === 3).some((r) => r.retrievedIds.length > 0)).toBe(true);
@@ -85,9 +78,9 @@ describe.each([
     else expect(memoryCalls).toBe(0);
 
     const dir = join(root, `stopped-${n++}`);
-    await stoppedAt(plan(method, settings, { runDir: dir }), 2, 5);
-    await stoppedAt(plan(method, settings, { runDir: dir, resume: true }), 3, 9);
-    await runBenchmark(plan(method, settings, { runDir: dir, resume: true }));
+    await stoppedAt(plan(method, settings, { folder: { dir } }), 2, 5);
+    await stoppedAt(plan(method, settings, { folder: { dir, resume: true } }), 3, 9);
+    await runBenchmark(plan(method, settings, { folder: { dir, resume: true } }));
     expect(state(dir)).toEqual(reference);
   });
 });

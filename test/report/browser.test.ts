@@ -23,7 +23,8 @@ const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !CI) console.warn(`[browser.test] skipped: ${CHROMIUM} not found (install it with: bash scripts/setup.sh browser)`);
 
 const EPOCHS = 4;
-const METHODS = ['none', 'rag', 'memrl'] as const;
+const METHODS = ['none', 'rag', 'memp', 'memrl'] as const;
+const LABEL: Record<(typeof METHODS)[number], string> = { none: 'No memory', rag: 'RAG', memp: 'MemP', memrl: 'MemRL' };
 const SEEDS = [1, 2];
 
 /** Kept after the run: the report and its screenshot, to look at. */
@@ -95,10 +96,11 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     for (const id of ['compare-bcb', 'curve-acc-bcb', 'curve-csr-bcb', 'curve-valid-bcb', 'forgetting-flip', 'forgetting-final', 'memory-count', 'retrieval-change', 'cost-tokens', 'qcritic-calibration', 'memory-churn']) expect(figures).toContain(id);
     // Q of every memory per epoch (from q-history.jsonl), per run that learns Q (MemRL, 2 seeds).
     expect(figures.filter((f) => f.startsWith('q-hist-'))).toHaveLength(2);
-    // Per memory run (RAG and MemRL, 2 seeds each): Q distribution and the top memories' Q trajectories.
-    expect(figures.filter((f) => f.startsWith('q-dist-'))).toHaveLength(4);
-    expect(figures.filter((f) => f.startsWith('q-trajectory-'))).toHaveLength(4);
-    expect(await page.locator('table.top-memories').count()).toBe(4);
+    // Per memory run whose Q changed (MemRL, 2 seeds): Q distribution and the top memories' Q trajectories;
+    // the top memories of every memory run (RAG, MemP and MemRL).
+    expect(figures.filter((f) => f.startsWith('q-dist-'))).toHaveLength(2);
+    expect(figures.filter((f) => f.startsWith('q-trajectory-'))).toHaveLength(2);
+    expect(await page.locator('table.top-memories').count()).toBe(6);
     expect(await page.locator('#manifest details').count()).toBe(METHODS.length * SEEDS.length);
   });
 
@@ -157,7 +159,7 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
       for (const seed of SEEDS) {
         const id = `${method}-s${seed}`;
         const m = metricsOf(id);
-        const label = `${{ none: 'No memory', rag: 'RAG', memrl: 'MemRL' }[method]} · BigCodeBench · s${seed} †`;
+        const label = `${LABEL[method]} · BigCodeBench · s${seed} †`;
         for (const [fig, want] of [
           ['curve-acc-bcb', m.train.epochs.map((e) => e.acc)],
           ['curve-csr-bcb', m.train.epochs.map((e) => e.csr)],
@@ -211,6 +213,30 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     expect(labels.filter((l: string) => l.startsWith('No memory'))).toEqual([]);
   });
 
+  it('a run whose Q never changed (RAG, MemP) gets a note saying so instead of a flat Q chart', async () => {
+    for (const method of ['rag', 'memp', 'memrl'] as const) {
+      for (const seed of SEEDS) {
+        const id = `${method}-s${seed}`;
+        const seen = new Set(
+          readFileSync(join(runsDir, 'bcb', id, 'outcomes.jsonl'), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { phase: string; retrievedQ?: number[] })
+            .flatMap((r) => (r.phase === 'train' ? (r.retrievedQ ?? []) : [])),
+        );
+        expect(seen.size, id).toBeGreaterThan(0);
+        const note = page.locator(`#memory .q-constant[data-run="${id}"]`);
+        if (method === 'memrl') {
+          expect(seen.size, id).toBeGreaterThan(1);
+          expect(await note.count(), id).toBe(0);
+        } else {
+          expect([...seen], id).toHaveLength(1);
+          expect(await note.textContent()).toBe(`Q is not charted: every memory this run retrieved had Q = ${[...seen][0]!.toFixed(3)}, in every epoch. Its Q did not change: a chart would be one flat line.`);
+        }
+      }
+    }
+  });
+
   it('lists the token use per role from summary.json', async () => {
     const summary = JSON.parse(readFileSync(join(runsDir, 'bcb', 'memrl-s1', 'summary.json'), 'utf8'));
     const memory = summary.usage.byRole.memory as { calls: number; totalTokens: number };
@@ -224,7 +250,7 @@ describe.skipIf(!haveChromium && !CI)('memrl report in headless Chromium', () =>
     // Lifelong metrics: learning gain = last − first epoch accuracy, per run.
     for (const method of METHODS) {
       const m = metricsOf(`${method}-s1`);
-      const label = `${{ none: 'No memory', rag: 'RAG', memrl: 'MemRL' }[method]} · BigCodeBench · s1 †`;
+      const label = `${LABEL[method]} · BigCodeBench · s1 †`;
       const cells = await page.locator('#lifelong-table tr', { hasText: label }).locator('td').allTextContents();
       const gain = m.train.epochs.at(-1)!.acc - m.train.epochs[0]!.acc;
       expect(cells[1]).toBe(`${gain >= 0 ? '+' : ''}${gain.toFixed(3)}`);

@@ -35,22 +35,13 @@ export async function makeRun(dir: string, r: FixtureRun): Promise<string> {
   });
   await runBenchmark({
     benchmark: { ...toy, name: r.benchmark, envLabel: r.env ?? toy.envLabel },
-    method: r.method,
-    memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }),
-    buildStrategy: 'proceduralization',
-    epochs: r.epochs ?? 3,
-    batchSize: 4,
-    concurrency: 1,
-    seed: r.seed,
-    runValidation: (r.valid ?? 0) > 0,
-    validateBeforeTraining: false,
-    createModel: (player) => new SimChatModel({ seed: r.seed, players: { toy: player } }),
-    embedder: new LocalNgramEmbedder(),
-    runDir: dir,
-    resume: false,
-    manifest: {},
+    method: { module: r.method, memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }), buildStrategy: 'proceduralization' },
+    schedule: { epochs: r.epochs ?? 3, batchSize: 4, concurrency: 1, seed: r.seed },
+    validation: { run: (r.valid ?? 0) > 0, beforeTraining: false },
+    models: { agent: (player) => new SimChatModel({ seed: r.seed, players: { toy: player } }), embedder: new LocalNgramEmbedder() },
+    folder: { dir, resume: false, manifest: {} },
+    stops: { signal: abort.signal },
     log: pino({ level: 'silent' }),
-    signal: abort.signal,
   });
   return dir;
 }

@@ -9,7 +9,8 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import { readRunFolder } from '../../src/results/run-folder.js';
-import { buildReport, registerReportCommand } from '../../src/report/report-cli.js';
+import { registerReportCommand } from '../../src/cli/commands/report.js';
+import { buildReport } from '../../src/report/report-cli.js';
 import { loadPaperResults } from '../../src/report/paper-results.js';
 import { buildGoldenSet } from './fixtures.js';
 

@@ -17,32 +17,26 @@ import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE } from '../../src/core/run-files/transcripts.js';
 import { JOURNAL_FILE, type JournalEpisode } from '../../src/runner/journal.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
+import { withOverrides, type PlanOverrides } from '../helpers/plan.js';
 import { toyBenchmark, type ToyOptions, type ToyTask } from '../helpers/toy-benchmark.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memrl-crash-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
-function plan(over: Partial<RunPlan<ToyTask>> = {}, toy: ToyOptions = {}): RunPlan<ToyTask> {
-  return {
-    benchmark: toyBenchmark({ valid: 4, transcript: true, ...toy }),
-    method: 'memrl',
-    memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }),
-    buildStrategy: 'proceduralization',
-    epochs: 3,
-    batchSize: 4,
-    concurrency: 3,
-    seed: 7,
-    runValidation: true,
-    validateBeforeTraining: true,
-    createModel: (player) => new SimChatModel({ seed: 7, players: { toy: player } }),
-    embedder: new LocalNgramEmbedder(),
-    runDir: join(root, `run-${n++}`),
-    resume: false,
-    manifest: {},
-    log: pino({ level: 'silent' }),
-    ...over,
-  };
+function plan(over: PlanOverrides<ToyTask> = {}, toy: ToyOptions = {}): RunPlan<ToyTask> {
+  return withOverrides(
+    {
+      benchmark: toyBenchmark({ valid: 4, transcript: true, ...toy }),
+      method: { module: 'memrl', memoryParams: defaultMemoryParams({ simNormMean: 0.6, simNormStd: 0.15, epsilon: 0.2, simThreshold: 0.3 }), buildStrategy: 'proceduralization' },
+      schedule: { epochs: 3, batchSize: 4, concurrency: 3, seed: 7 },
+      validation: { run: true, beforeTraining: true },
+      models: { agent: (player) => new SimChatModel({ seed: 7, players: { toy: player } }), embedder: new LocalNgramEmbedder() },
+      folder: { dir: join(root, `run-${n++}`), resume: false, manifest: {} },
+      log: pino({ level: 'silent' }),
+    },
+    over,
+  );
 }
 
 /** The final state without wall-clock fields. */
@@ -70,13 +64,13 @@ const journal = (dir: string): JournalEpisode[] =>
 /** Run until the episode of toy task `at` starts in `epoch`, then stop as Ctrl-C does. */
 async function interrupted(dir: string, epoch: number, at: number, resume = false): Promise<void> {
   const abort = new AbortController();
-  const r = await runBenchmark(plan({ runDir: dir, resume, signal: abort.signal }, { onEpisode: (t, e, phase) => e === epoch && phase === 'train' && t.n === at && abort.abort() }));
+  const r = await runBenchmark(plan({ folder: { dir, resume }, stops: { signal: abort.signal } }, { onEpisode: (t, e, phase) => e === epoch && phase === 'train' && t.n === at && abort.abort() }));
   expect(r.interrupted).toBe(true);
 }
 
 describe('resume at task granularity', () => {
   const straight = plan();
-  const reference = runBenchmark(straight).then(() => state(straight.runDir));
+  const reference = runBenchmark(straight).then(() => state(straight.folder.dir));
 
   it('takes finished episodes of the interrupted epoch from the journal and runs only the others', async () => {
     const dir = join(root, 'partial');
@@ -87,7 +81,7 @@ describe('resume at task granularity', () => {
     expect(done.every((e) => e.row.status !== 'error')).toBe(true);
 
     const ran: string[] = [];
-    await runBenchmark(plan({ runDir: dir, resume: true }, { onEpisode: (t, e, phase) => e === 2 && phase === 'train' && ran.push(t.id) }));
+    await runBenchmark(plan({ folder: { dir, resume: true } }, { onEpisode: (t, e, phase) => e === 2 && phase === 'train' && ran.push(t.id) }));
     expect(ran.length).toBe(12 - done.length);
     for (const e of done) expect(ran).not.toContain(e.taskId);
     expect(state(dir)).toEqual(await reference);
@@ -113,7 +107,7 @@ describe('resume at task granularity', () => {
     writeFileSync(join(dir, 'checkpoint.json.tmp-4242'), '{"version":1,"epochCo');
     writeFileSync(join(dir, 'metrics.json.tmp-4242'), '');
 
-    await runBenchmark(plan({ runDir: dir, resume: true }));
+    await runBenchmark(plan({ folder: { dir, resume: true } }));
     expect(state(dir)).toEqual(await reference);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-') || f === JOURNAL_FILE)).toEqual([]);
   });
@@ -121,9 +115,9 @@ describe('resume at task granularity', () => {
   it('interrupted during the validation before training: resumes from the journal alone', async () => {
     const dir = join(root, 'valid0');
     const abort = new AbortController();
-    await runBenchmark(plan({ runDir: dir, signal: abort.signal }, { onEpisode: (t, _e, phase) => phase === 'valid' && t.n === 1002 && abort.abort() }));
+    await runBenchmark(plan({ folder: { dir }, stops: { signal: abort.signal } }, { onEpisode: (t, _e, phase) => phase === 'valid' && t.n === 1002 && abort.abort() }));
     expect(existsSync(join(dir, 'checkpoint.json'))).toBe(false);
-    await runBenchmark(plan({ runDir: dir, resume: true }));
+    await runBenchmark(plan({ folder: { dir, resume: true } }));
     expect(state(dir)).toEqual(await reference);
   });
 });

@@ -3,6 +3,8 @@
  * of 2 methods × 2 seeds in one process and across two `memrl worker` processes on a
  * real Redis; a sweep killed mid-cell and run again finishes only what was unfinished;
  * a worker killed mid-cell leaves its cell to another worker, which resumes the same run.
+ * Before a local sweep starts it says, per cell, whether it is done, resumes (from which
+ * epoch, with how many journaled episodes) or starts fresh.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -45,6 +47,7 @@ describe('memrl sweep, in one process', () => {
     const out = join(work, 'out');
     const r = await sweep([file, '--output-dir', out, '--max-runs', '2'], work);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`4 cells, 4 to run (${join(out, 'local')})\n  every cell starts fresh\n`);
     const dir = join(out, 'local');
     expect(r.stdout.trim()).toBe(`sweep: ${dir}`);
     const s = state(dir);
@@ -62,6 +65,8 @@ describe('memrl sweep, in one process', () => {
     const again = await sweep([file, '--output-dir', out], work);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('4 cells, 0 to run');
+    // Before starting, what happens to each cell.
+    for (const c of s.cells) expect(again.stderr).toContain(`  ${c.id.padEnd(12)}  done (2 epochs), not run again\n`);
     expect(runFolders(dir)).toEqual(folders);
     expect(runFolders(dir).map((f) => statSync(join(f, 'outcomes.jsonl')).mtimeMs)).toEqual(before);
     // The folder is an ordinary results tree for the table.
@@ -100,6 +105,19 @@ describe('memrl sweep, in one process', () => {
     const r = await sweep([file, '--output-dir', out], work);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('4 cells, 3 to run');
+    // Said before starting: the done cell, where the killed one resumes (as its run then recorded it), the fresh ones.
+    const killed = state(dir).cells[1]!;
+    const resumes = (JSON.parse(readFileSync(join(dir, killed.runDir!, 'run.json'), 'utf8')) as { resumes: { fromEpoch: number; journaled: number }[] }).resumes;
+    expect(resumes).toHaveLength(1);
+    const { fromEpoch, journaled } = resumes[0]!;
+    expect(r.stderr).toContain(
+      [
+        '  bcb-none-s1   done (3 epochs), not run again',
+        `  bcb-none-s2   resumes from epoch ${fromEpoch + 1} of 3 with ${journaled} journaled episode${journaled === 1 ? '' : 's'}`,
+        '  bcb-memrl-s1  starts fresh',
+        '  bcb-memrl-s2  starts fresh',
+      ].join('\n'),
+    );
     expect(state(dir).cells.every((c) => c.status === 'complete')).toBe(true);
     // The finished cell was not run again; the killed one continued in its own folder.
     expect(readFileSync(join(done, 'outcomes.jsonl'), 'utf8')).toBe(doneRows);

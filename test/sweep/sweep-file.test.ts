@@ -2,10 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtinRegistry } from '../../src/app/registry.js';
+import { builtinRegistry, findBenchmark } from '../../src/app/registry.js';
 import { planCells } from '../../src/sweep/plan.js';
 import { cellNeeds, parseQueueName, queueName, queuesFor } from '../../src/sweep/queue.js';
 import { readSweepFile } from '../../src/sweep/sweep-file.js';
+import { UserError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('memrl-sweep-file-');
@@ -65,11 +66,29 @@ describe('the grid', () => {
     expect(planCells(readSweepFile('configs/sweeps/quickstart.yaml', registry)).every((c) => (c.config as { llm: { provider: string } }).llm.provider === 'sim')).toBe(true);
   });
 
-  it('routes each cell to the queue of what it needs, and a worker to the queues it can serve', () => {
-    expect(queueName(cellNeeds({ benchmark: 'bcb', config: {} }))).toBe('cells-bwrap');
-    expect(queueName(cellNeeds({ benchmark: 'llb', config: { experiment: { task: 'db' } } }))).toBe('cells-mariadb');
-    expect(queueName(cellNeeds({ benchmark: 'bcb', config: { memrl: { evaluator: { backend: 'docker' } } } }))).toBe('cells-containers');
-    expect(queueName(cellNeeds({ benchmark: 'hle', config: {} }))).toBe('cells');
+  it('two axis values that print alike are one line about the sweep file, not a crash', () => {
+    const p = write('alike.yaml', 'name: t\naxes:\n  benchmark: [bcb]\n  rl_config.topk: [1, "1"]\n');
+    let err: unknown;
+    try {
+      planCells(readSweepFile(p, registry));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toBe(`${p}: two cells would share the id bcb-topk=1 (axis values that print alike, such as 1 and "1"); make them differ`);
+  });
+
+  it('routes each cell to the queue of what its benchmark says it needs, and a worker to the queues it can serve', () => {
+    const bench = (name: string) => findBenchmark(registry, name);
+    expect(queueName(cellNeeds({ config: {} }, bench('bcb')))).toBe('cells-bwrap');
+    expect(queueName(cellNeeds({ config: { experiment: { task: 'db' } } }, bench('llb')))).toBe('cells-mariadb');
+    expect(queueName(cellNeeds({ config: {} }, bench('llb')))).toBe('cells-bwrap'); // its default task, os
+    expect(queueName(cellNeeds({ config: { memrl: { evaluator: { backend: 'docker' } } } }, bench('bcb')))).toBe('cells-containers');
+    expect(queueName(cellNeeds({ config: {} }, bench('hle')))).toBe('cells');
+    // A plug-in that needs bubblewrap goes where bubblewrap is, not to any worker.
+    const plugin = { ...bench('hle'), name: 'sandboxed', workerNeeds: () => ['bwrap'] as const };
+    expect(queueName(cellNeeds({ config: {} }, plugin))).toBe('cells-bwrap');
+    expect(() => cellNeeds({ config: {} }, { name: 'gpu-bench', workerNeeds: () => ['gpu' as never] })).toThrow(/benchmark gpu-bench: workerNeeds gave `gpu`, which no worker offers/);
     // No MariaDB here: the db cells' queue is not among this worker's.
     expect(queuesFor(new Set(['bwrap'] as const))).toEqual(['cells', 'cells-bwrap']);
   });

@@ -33,8 +33,8 @@ function oneLine(r: CliResult, code: number, pattern: RegExp): void {
 }
 
 /** A real-provider config for HLE (solver and judge on one endpoint), local embeddings. */
-function realConfig(name: string, baseUrl: string, extra = ''): string {
-  writeFileSync(join(work, name), `llm:\n  provider: openai\n  api_key: sk-test-aaaa\n  base_url: ${baseUrl}\n  model: m\nembedding:\n  provider: local\nmemrl:\n  llm: {max_retries: 0, timeout_ms: 5000}\n${extra}`);
+function realConfig(name: string, baseUrl: string, extra = '', llm = ''): string {
+  writeFileSync(join(work, name), `llm:\n  provider: openai\n  api_key: sk-test-aaaa\n  base_url: ${baseUrl}\n  model: m\nembedding:\n  provider: local\nmemrl:\n  llm: {max_retries: 0, timeout_ms: 5000${llm}}\n${extra}`);
   return name;
 }
 
@@ -77,7 +77,8 @@ describe('an endpoint that fails every call gives a failed run, not a complete o
   afterAll(() => server?.close());
 
   it('stops as failed with the reason, exit 1; tables mark it and compare refuses it', async () => {
-    const cfg = realConfig('failing.yaml', server.url);
+    // stop_after_failures 0: not stopped after its first calls (test/trust/wrong-results.test.ts), so max_error_rate decides.
+    const cfg = realConfig('failing.yaml', server.url, '', ', stop_after_failures: 0');
     const r = await runMemrl(['run', 'hle', '--train', HLE, '--config', cfg, '--epochs', '2', '--output-dir', 'failing'], { cwd: work, env: { OPENAI_API_KEY: '' } });
     expect(r.stderr).toMatch(/^failed: epoch 1: 20 of 20 episodes ended in error \(100% > memrl\.max_error_rate 50%\); the first: model call failed: .*500/m);
     expect(r.code).toBe(1);

@@ -4,11 +4,11 @@
  * holds a finished run, and that run's files must be byte-identical afterwards: bad
  * input never damages results already written.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runMemrl } from '../helpers/cli.js';
+import { digest } from '../helpers/digest.js';
 import { tempDir } from '../helpers/temp.js';
 
 const HLE = resolve('test/fixtures/hle/hle_snappy.parquet');
@@ -23,20 +23,6 @@ interface Case {
 
 let work: string;
 let goodRun: string;
-
-/** sha256 of every file under a folder, by relative path. */
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[p.slice(dir.length)] = createHash('sha256').update(readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const file = (name: string, text: string): string => {
   writeFileSync(join(work, name), text);
@@ -63,7 +49,6 @@ const CASES: Case[] = [
   { name: 'a key variable name that is no name', args: ['run', 'hle', '--model', 'm', '--api-key-env', 'my key'], code: 2, line: /--api-key-env <VAR>' argument 'my key' is invalid/ },
   { name: 'an endpoint on a closed port', args: ['run', 'hle', '--train', HLE, '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'], env: { OPENAI_API_KEY: 'sk-test-1234567' }, code: 2, line: /llm\.base_url http:\/\/127\.0\.0\.1:9\/v1: cannot connect/ },
   { name: 'a base URL that is no URL', args: ['run', 'hle', '--train', HLE, '--model', 'm', '--base-url', 'localhost:8000'], env: { OPENAI_API_KEY: 'sk-test-1234567' }, code: 2, line: /llm\.base_url localhost:8000: unsupported scheme/ },
-  { name: 'HLE without its questions', args: ['run', 'hle'], code: 2, line: /HLE is gated.*--train test\/fixtures\/hle\/hle_snappy\.parquet/ },
   { name: 'HLE questions that do not exist', args: ['run', 'hle', '--train', 'nope.parquet'], code: 2, line: /nope\.parquet/ },
   { name: 'an LLB task family it does not have', args: ['run', 'llb', '--task', 'kg'], code: 2, line: /argument 'kg' is invalid\. Allowed choices are db, os/ },
   { name: 'kg in a config file', args: () => ['run', 'llb', '--config', file('kg.yaml', 'llm:\n  provider: sim\nembedding:\n  provider: local\nexperiment:\n  task: kg\n')], code: 2, line: /kg\.yaml:6: `experiment\.task: kg` is not available/ },

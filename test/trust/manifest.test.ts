@@ -48,8 +48,8 @@ describe('run.json of a BCB run', () => {
     expect(m).toMatchObject({ model: 'sim', simulated: true, benchmark: 'bcb' });
 
     const data = join(sharedDataDir(), 'bigcodebench', 'bigcodebench_full.jsonl.gz');
-    expect(m.dataset.sources).toContainEqual({ path: data, sha256: sha256(data) });
-    expect(m.dataset.sources).toContainEqual({ path: split, sha256: sha256(split) });
+    expect(m.dataset.sources).toContainEqual(expect.objectContaining({ path: data, sha256: sha256(data), dataset: 'bcb', release: 'v0.1.0_hf', origin: 'mirror' }));
+    expect(m.dataset.sources).toContainEqual(expect.objectContaining({ path: split, sha256: sha256(split) }));
 
     const ev = m.evaluator;
     expect(ev.backend).toBe('local-bwrap');

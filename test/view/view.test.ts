@@ -2,13 +2,16 @@
  * `memrl view` in headless Chromium (Debian's chromium through playwright-core), on runs
  * made by the real CLI: the runs list, a run's grid, an episode's transcript and
  * memories exactly as recorded, two runs side by side, a memory's page, a run from an
- * older memrl, and the one-line failures (a port in use, a folder with no runs).
+ * older memrl, and the one-line failures (a port in use, a folder with no runs). Also
+ * what a reader relies on to read it: a legend for the grid's colours, no page wider
+ * than a 1400 px window, chips at WCAG AA contrast (from the computed styles).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOME_STATUSES } from '../../src/metrics/outcome-row.js';
 import { readTranscripts } from '../../src/core/run-files/transcripts.js';
 import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
@@ -27,10 +30,26 @@ interface Row {
   status: string;
   success: boolean;
   retrievedIds: string[];
+  retrievedQ?: number[];
+  retrievedSim?: number[];
   memoryId?: string;
   extra?: { transcriptId?: string };
 }
 const rowsOf = (dir: string): Row[] => readFileSync(join(dir, 'outcomes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+
+/** WCAG 2 contrast ratio of two computed CSS colours (`rgb(r, g, b)` / `rgba(r, g, b, 1)`). */
+function contrast(fg: string, bg: string): number {
+  const lum = (c: string): number => {
+    const [r, g, b, a = 1] = c.match(/[\d.]+/g)!.map(Number);
+    if (a !== 1) throw new Error(`${c} is not opaque: a chip needs its own background`);
+    const lin = (v: number): number => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
+  };
+  const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+const colours = (loc: ReturnType<Page['locator']>): Promise<{ text: string; fg: string; bg: string }[]> =>
+  loc.evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', fg: getComputedStyle(e).color, bg: getComputedStyle(e).backgroundColor })));
 
 let server: ChildProcess;
 let url = '';
@@ -40,6 +59,16 @@ const requests: string[] = [];
 const errors: string[] = [];
 let memrlDir = '';
 let noneDir = '';
+
+/** From the runs list, tick the memrl and none runs and open their comparison. */
+async function openCompare(): Promise<void> {
+  await page.goto(url);
+  await page.waitForSelector('#runs tbody tr');
+  await page.locator('#runs tbody tr', { hasText: 'memrl · bcb · s4' }).first().locator('input').check();
+  await page.locator('#runs tbody tr', { hasText: 'none · bcb · s4' }).locator('input').check();
+  await page.click('#compare-link');
+  await page.waitForSelector('#compare-summary');
+}
 
 function startView(args: string[]): Promise<{ child: ChildProcess; url: string | null; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
@@ -162,12 +191,7 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
   });
 
   it('compares two runs on their shared tasks: which flipped, and the memories each used', async () => {
-    await page.goto(url);
-    await page.waitForSelector('#runs tbody tr');
-    await page.locator('#runs tbody tr', { hasText: 'memrl · bcb · s4' }).first().locator('input').check();
-    await page.locator('#runs tbody tr', { hasText: 'none · bcb · s4' }).locator('input').check();
-    await page.click('#compare-link');
-    await page.waitForSelector('#compare-summary');
+    await openCompare();
     const last = (dir: string): Map<string, boolean> => new Map(rowsOf(dir).filter((r) => r.epoch === 3).map((r) => [r.taskId, r.success]));
     const [a, b] = [last(memrlDir), last(noneDir)];
     const onlyA = [...a].filter(([t, s]) => s && !b.get(t)).length;
@@ -186,6 +210,82 @@ describe.skipIf(!haveChromium && !IN_CI)('memrl view in headless Chromium', () =
     await page.locator('#grid a.cell').first().click();
     await page.waitForSelector('#evaluation');
     expect(await page.locator('.banner').first().textContent()).toMatch(/no transcripts: this run was made by a memrl that did not record them/);
+  });
+
+  it('the grid has a legend naming every status colour, with how many episodes have it', async () => {
+    await page.goto(`${url}#/`);
+    await page.waitForSelector('#runs tbody tr');
+    await page.click('#runs a:text("memrl · bcb · s4")');
+    await page.waitForSelector('#legend');
+    const rows = rowsOf(memrlDir);
+    const swatches: string[] = [];
+    for (const status of OUTCOME_STATUSES) {
+      const item = page.locator(`#legend [data-status="${status}"]`);
+      expect(await item.textContent()).toMatch(new RegExp(`^${status} .*\\(${rows.filter((r) => r.status === status).length}\\)$`));
+      swatches.push(await item.locator('.swatch').evaluate((e) => getComputedStyle(e).backgroundColor));
+    }
+    // One colour per status, and the colour a status has in the legend is the one its grid cells have.
+    expect(new Set(swatches).size).toBe(OUTCOME_STATUSES.length);
+    const present = [...new Set(rows.map((r) => r.status))];
+    expect(present.length).toBeGreaterThan(1);
+    for (const status of present) {
+      const cell = await page.locator(`#grid a.cell.${status}`).first().evaluate((e) => getComputedStyle(e).backgroundColor);
+      expect(cell, status).toBe(swatches[OUTCOME_STATUSES.indexOf(status as (typeof OUTCOME_STATUSES)[number])]);
+    }
+    // The memory counts written on the cells are readable on every status colour.
+    for (const c of await colours(page.locator('#grid a.cell:not(:empty)'))) expect(contrast(c.fg, c.bg), `${c.text} on ${c.bg}`).toBeGreaterThanOrEqual(4.5);
+  });
+
+  it('at 1400 px no page is wider than the window, however long the memory written', async () => {
+    const wide = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    const widthOf = async (hash: string, selector: string): Promise<number> => {
+      await wide.goto(`${url}${hash}`);
+      await wide.waitForSelector(selector);
+      return wide.evaluate(() => document.documentElement.scrollWidth);
+    };
+    const runs = await (async () => {
+      await wide.goto(url);
+      await wide.waitForSelector('#runs tbody tr');
+      return wide.locator('#runs tbody tr td:nth-child(2)').allTextContents();
+    })();
+    const [m, o] = [runs.indexOf('memrl · bcb · s4'), runs.indexOf('none · bcb · s4')];
+    const memories = new Map(readFileSync(join(memrlDir, 'memories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string }).map((x) => [x.id, x.content]));
+    // The episode whose written memory has the longest line: at 13 px monospace, over 200 characters cannot fit in 1400 px unwrapped.
+    const longest = (id: string | undefined): number => Math.max(0, ...(memories.get(id ?? '') ?? '').split('\n').map((l) => l.length));
+    const row = rowsOf(memrlDir).filter((r) => r.memoryId).sort((a, b) => longest(b.memoryId) - longest(a.memoryId))[0]!;
+    expect(longest(row.memoryId)).toBeGreaterThan(200);
+    expect(await widthOf(`#/run/${m}/ep/${row.phase}/${row.epoch}/${row.taskIndex}`, '#written')).toBe(1400);
+    expect(await widthOf(`#/run/${m}/memory/${encodeURIComponent(row.memoryId!)}`, '#uses')).toBe(1400);
+    expect(await widthOf(`#/run/${m}`, '#legend')).toBe(1400);
+    await wide.locator('#manifest summary').click();
+    expect(await wide.evaluate(() => document.documentElement.scrollWidth)).toBe(1400);
+    expect(await widthOf(`#/compare/${m}/${o}`, '#compare')).toBe(1400);
+    expect(await widthOf('#/', '#runs tbody tr')).toBe(1400);
+    await wide.close();
+  });
+
+  it('compare chips: readable pass/fail, and each injected memory with its Q and similarity', async () => {
+    await openCompare();
+    await page.getByLabel('show tasks that did not flip too').check();
+    const last = rowsOf(memrlDir).filter((r) => r.epoch === 3);
+    expect(await page.locator('#compare tbody tr').count()).toBe(last.length);
+    let shown = 0;
+    for (const r of last) {
+      const chips = await page.locator(`#compare tbody tr[data-task="${r.taskId}"] td:nth-child(3) .chip`).allTextContents();
+      expect(chips).toEqual(r.retrievedIds.map((id, i) => `${id} · Q ${r.retrievedQ![i]!.toFixed(3)} · sim ${r.retrievedSim![i]!.toFixed(3)}`));
+      shown += chips.length;
+    }
+    expect(shown).toBeGreaterThan(0);
+    const chips = await colours(page.locator('#compare .chip'));
+    expect(chips.filter((c) => /^(pass|fail)$/.test(c.text))).toHaveLength(2 * last.length);
+    for (const c of chips) expect(contrast(c.fg, c.bg), `${c.text}: ${c.fg} on ${c.bg}`).toBeGreaterThanOrEqual(4.5);
+    await page.screenshot({ path: join(shots, 'compare-chips.png') });
+    // The outcome chips on a memory's page too.
+    await page.locator('#compare .chip.memory').first().click();
+    await page.waitForSelector('#uses');
+    const uses = await colours(page.locator('#uses .chip'));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const c of uses) expect(contrast(c.fg, c.bg), `${c.text}: ${c.fg} on ${c.bg}`).toBeGreaterThanOrEqual(4.5);
   });
 
   it('made no request anywhere but the local server, and raised no error', () => {

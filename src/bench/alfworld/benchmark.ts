@@ -3,6 +3,7 @@ import { packNamespace } from '../../util/template.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../util/errors.js';
+import { sha256File } from '../../util/fs.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import type { Fidelity } from '../../util/fidelity.js';
 import type { DockerSettings, ResolvedConfig } from '../../config/types.js';
@@ -75,7 +76,9 @@ export function createAlfworldBenchmark(opts: AlfworldBenchmarkOptions): Alfworl
           const listingIdentity = listingCache
             ? { envType: opts.bridge.envType ?? 'AlfredTWEnv', config, image: transport ? (await (await transport).describe()).imageId : null }
             : null;
-          return await loadAlfworld(bridge, { ...opts.load, envLabel, listingCache, listingIdentity });
+          const loaded = await loadAlfworld(bridge, { ...opts.load, envLabel, listingCache, listingIdentity });
+          // The few-shot examples are data the prompts are made of: recorded after the game list.
+          return { ...loaded, sources: [...loaded.sources, { path: opts.fewShotPath, sha256: sha256File(opts.fewShotPath) }] };
         } catch (err) {
           // The bridge says 'missing_alfworld' when `import alfworld` fails, wherever the listing asked.
           if ((err instanceof UserError || err instanceof BridgeRequestError) && err.code === 'missing_alfworld') throw new UserError(missing, 'missing_alfworld');

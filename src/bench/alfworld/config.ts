@@ -3,13 +3,13 @@
  * it (rl_alf_config.yaml), its flags and its settings.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { int, num } from '../../config/coerce.js';
 import { ratio, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { defaultFewShotPath } from './data-files.js';
 
 /** The real ALFWorld image (memrl.evaluator.docker.images.alfworld's default) and the small stand-in image. */
 export const REAL_ALFWORLD_IMAGE = 'memrl/alfworld:latest';
@@ -107,11 +107,22 @@ export interface AlfworldSettings {
   bridgeTimeoutS: number;
 }
 
+/** The reference's experiment key only ALFWorld reads (after dataset_ratio, as in its MempConfig). */
+export const ALFWORLD_EXPERIMENT_KEYS = {
+  few_shot_path: z.string().default('data/alfworld/alfworld_examples.json').describe('ALFWorld: few-shot examples file.'),
+};
+
+/** The reference's environment section, all ALFWorld's. */
+export const ALFWORLD_ENVIRONMENT_KEYS = {
+  alfworld_config_path: z.string().default('configs/base_config.yaml').describe('ALFWorld: path of the alfworld base config.'),
+  alfworld_env_type: z.string().default('AlfredTWEnv').describe('ALFWorld: environment class (AlfredTWEnv = text).'),
+};
+
 /**
  * Which environment (an explicit key or --env wins; otherwise the offline stand-in
  * for the built-in quickstart and the real package for a config file), the env YAML
  * passed through to ALFWorld, and the few-shot examples file (the reference's
- * relative path falls back to the shared data).
+ * relative path falls back to the pulled release, and for the stand-in to memrl's own).
  */
 export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext): AlfworldSettings {
   const a = sectionOf<AlfworldSection>(cfg, 'alfworld');
@@ -123,8 +134,8 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
       : ctx.quickstart
         ? 'the built-in quickstart runs offline'
         : 'a config file runs the real ALFWorld unless memrl.alfworld.env is standin';
-  const fewShot = resolve(ctx.cwd, cfg.experiment.few_shot_path);
-  const shared = join(sharedDataDir(), 'alfworld', 'alfworld_examples.json');
+  const fewShot = resolve(ctx.cwd, sharedKeysOf(cfg, 'experiment', ALFWORLD_EXPERIMENT_KEYS).few_shot_path);
+  const environment = sharedKeysOf(cfg, 'environment', ALFWORLD_ENVIRONMENT_KEYS);
   const gpt: AlfworldSettings['gamesPerType'] = {};
   for (const k of ['train', 'valid_seen', 'valid_unseen'] as const) {
     const v = a.games_per_type[k];
@@ -134,9 +145,9 @@ export function resolveAlfworldSettings(cfg: MemrlConfig, ctx: SettingsContext):
     env,
     envReason,
     validSplit: a.valid_split,
-    envConfigPath: resolve(ctx.cwd, cfg.environment.alfworld_config_path),
-    envType: cfg.environment.alfworld_env_type,
-    fewShotPath: existsSync(fewShot) ? fewShot : shared,
+    envConfigPath: resolve(ctx.cwd, environment.alfworld_config_path),
+    envType: environment.alfworld_env_type,
+    fewShotPath: existsSync(fewShot) ? fewShot : defaultFewShotPath(env === 'standin'),
     gameFile: a.game_file,
     gamesPerType: gpt,
     datasetRatio: cfg.experiment.dataset_ratio,

@@ -5,9 +5,14 @@
  */
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { pythonVersion, settle } from '../../doctor/probes.js';
-import { REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { successRateTags } from '../../metrics/tensorboard/tags.js';
+import { ALFWORLD_ENVIRONMENT_KEYS, ALFWORLD_EXPERIMENT_KEYS, REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { ALFWORLD_DATA } from './data-files.js';
 import { ALFWORLD_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { ALFWORLD_SWITCHES } from './switches.js';
+
+/** The stand-in's env label in run.json and the rows. */
+const STANDIN_ENV = 'household-standin';
 
 export const alfworld: BenchmarkModule<AlfworldSettings> = {
   kind: 'benchmark',
@@ -32,7 +37,20 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
     '--evaluator':
       'where the Python bridge runs: local = a python3 child process, docker = one container per bridge from memrl.evaluator.docker.images.alfworld (default: memrl.evaluator.backend, else local)',
   },
-  keys: { reads: ['environment.', 'experiment.few_shot_path', 'experiment.max_steps', 'experiment.dataset_ratio', 'experiment.valid_interval'] },
+  keys: {
+    reads: ['environment.', 'experiment.few_shot_path', 'experiment.max_steps', 'experiment.dataset_ratio', 'experiment.valid_interval'],
+    help: {
+      'memory.sim_norm_mean': 'ALF 0.5187',
+      'memory.sim_norm_std': 'ALF 0.1203',
+      'experiment.max_steps': 'ALFWorld',
+      'experiment.valid_interval': 'ALFWorld',
+      'experiment.dataset_ratio': 'ALFWorld',
+    },
+  },
+  sharedKeys: [
+    { section: 'experiment', after: 'dataset_ratio', keys: ALFWORLD_EXPERIMENT_KEYS },
+    { section: 'environment', keys: ALFWORLD_ENVIRONMENT_KEYS },
+  ],
   // The reference validates before section 1 whatever valid_interval says, then after
   // every section n with valid_interval > 0 and n % valid_interval == 0 (0: never again).
   validInterval: (tree) => tree.experiment.valid_interval,
@@ -48,8 +66,11 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
     },
   ],
   resolve: resolveAlfworldSettings,
-  tagFamily: 'alfworld',
-  manifest: (s) => ({ ...s, env: s.env === 'standin' ? 'household-standin' : 'alfworld' }),
+  tagFamily: successRateTags('eval_in_distribution'),
+  standIn: STANDIN_ENV,
+  paper: { taskSimilarity: 0.518, gainOverNone: 0.229 },
+  manifest: (s) => ({ ...s, env: s.env === 'standin' ? STANDIN_ENV : 'alfworld' }),
+  data: ALFWORLD_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
   doctor: {
     local: async () => {

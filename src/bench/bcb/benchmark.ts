@@ -5,7 +5,7 @@ import type { Benchmark } from '../../core/benchmark.js';
 import { REFERENCE_FIDELITY } from '../../util/fidelity.js';
 import { SANITIZE_SWITCH, TIME_LIMIT_SWITCH } from './switches.js';
 import { testTimeLimit } from './evaluate.js';
-import type { BcbSettings } from './config.js';
+import { bcbModeOf, type BcbSettings } from './config.js';
 import { loadBcb, type BcbLoadOptions, type BcbTask } from './dataset.js';
 import { runBcbEpisode, type BcbEpisodeOptions } from './episode.js';
 import { bcbSimPlayer } from './sim-player.js';
@@ -77,7 +77,7 @@ export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): 
       maxTokens: cfg.llm.maxTokens ?? undefined,
       memoryBudgetChars: s.memoryBudget ?? undefined,
       promptDir: packNamespace(cfg.run.prompts, 'bcb'),
-      eval: { mode: cfg.evaluator.bcbMode, timeoutSec },
+      eval: { mode: bcbModeOf(cfg.evaluator), timeoutSec },
       fidelity: cfg.fidelity,
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec, forkServer: cfg.evaluator.forkServer },

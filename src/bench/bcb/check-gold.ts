@@ -6,7 +6,7 @@
 import type { DockerSettings } from '../../config/types.js';
 import { mapPoolByGroup } from '../../util/group-pool.js';
 import { UserError } from '../../util/errors.js';
-import { compareTaskIds, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
+import { compareTaskIds, pulledBcbDataPath, readBcbTasks, readHardIds, type BcbSubset, type BcbTask } from './dataset.js';
 import { importGroup, type BcbEvalMode, type BcbEvalResult } from './evaluate.js';
 import { createBcbEvaluator, defaultDockerSettings, type BcbBackend, type BcbEvaluator } from './evaluator.js';
 import { goldDurationsPath, readGoldDurations, readShippedGoldDurations, recordGoldDurations, slowestFirst } from './gold-durations.js';
@@ -147,7 +147,7 @@ function countBy<T>(items: T[], key: (item: T) => string | undefined): Record<st
 export async function checkGoldBcb(opts: CheckGoldOptions): Promise<GoldReport> {
   if (!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1)) throw new UserError(`concurrency must be a positive integer, got ${opts.concurrency}`);
   if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit >= 1)) throw new UserError(`limit must be a positive integer, got ${opts.limit}`);
-  const { tasks: all, source } = readBcbTasks(opts.dataPath);
+  const { tasks: all, source } = readBcbTasks(opts.dataPath ?? pulledBcbDataPath());
   const tasks = selectTasks(all, opts);
 
   const evaluator =

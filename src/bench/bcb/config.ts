@@ -2,14 +2,14 @@
  * BigCodeBench's configuration: its memrl.bcb section, the reference's defaults for
  * it (rl_bcb_config.yaml and run_bcb.py), its flags, and its settings.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
-import { int, num } from '../../config/coerce.js';
+import { bool, int, num } from '../../config/coerce.js';
 import { decimal, nonNegativeInt, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
-import type { ConfigLayer, SettingsContext } from '../../config/types.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
+import type { ConfigLayer, EvaluatorSettings, SettingsContext } from '../../config/types.js';
+import { locate, samplePath } from '../../data/locations.js';
+import { bcbFile, BCB_SPLIT_FILES, BCB_TASKS_FILE } from './data-files.js';
 
 /** The BCB test image (memrl.evaluator.docker.images.bcb's default). */
 export const BCB_IMAGE = 'memrl/bcb:latest';
@@ -18,7 +18,7 @@ export const bcbSection = z
   .object({
     subset: z.enum(['full', 'hard']).default('full').describe('BCB: full (1140 tasks, the reference\'s default) or hard (148). CLI: --subset.'),
     split: z.enum(['instruct', 'complete']).default('instruct').describe('BCB: which prompt the model sees. CLI: --split.'),
-    data_path: z.string().nullable().default(null).describe('BCB: tasks JSONL(.gz); null = the shared BigCodeBench data. CLI: --data-path.'),
+    data_path: z.string().nullable().default(null).describe('BCB: tasks JSONL(.gz); null = the pulled release (memrl data pull bcb), else the embedded sample. CLI: --data-path.'),
     split_file: z
       .string()
       .nullable()
@@ -38,6 +38,31 @@ export const bcbSection = z
   .strict();
 
 type BcbSection = z.output<typeof bcbSection>;
+
+/** The reference's experiment key only BCB reads (after log_level, as in its MempConfig). */
+export const BCB_EXPERIMENT_KEYS = {
+  bcb_run_validation: bool().default(false).describe('BCB: also evaluate the held-out split after every epoch (read-only memory). CLI: --run-validation.'),
+};
+
+export type BcbMode = 'reference' | 'calibrated';
+
+/** BCB's evaluator mode, in memrl.evaluator beside the evaluator's other settings (after backend). */
+export const BCB_EVALUATOR_KEYS = {
+  bcb_mode: z
+    .enum(['reference', 'calibrated'])
+    .default('reference')
+    .describe("BCB: reference = run the solution as generated (MemRL reference); calibrated = prepend code_prompt like BigCodeBench's official evaluator. CLI: --bcb-mode."),
+};
+
+/** experiment.bcb_run_validation: validate when memrl.run_validation is null. */
+export function bcbRunValidation(tree: MemrlConfig): boolean {
+  return sharedKeysOf(tree, 'experiment', BCB_EXPERIMENT_KEYS).bcb_run_validation;
+}
+
+/** memrl.evaluator.bcb_mode, as resolved into the evaluator settings. */
+export function bcbModeOf(evaluator: EvaluatorSettings): BcbMode {
+  return evaluator.bcbMode as BcbMode;
+}
 
 /** rl_bcb_config.yaml + run_bcb.py (3 epochs by default; memory flushed every 25 tasks). */
 export const bcbDefaults: ConfigLayer = {
@@ -66,7 +91,7 @@ export const bcbFlags: readonly FlagDef[] = [
     snake: '--split_file',
     path: ['memrl', 'bcb', 'split_file'],
   },
-  { flags: '--data-path <path>', description: 'BigCodeBench tasks, .jsonl or .jsonl.gz (default: memrl.bcb.data_path, else the shared data)', snake: '--data_path', path: ['memrl', 'bcb', 'data_path'] },
+  { flags: '--data-path <path>', description: 'BigCodeBench tasks, .jsonl or .jsonl.gz (default: memrl.bcb.data_path, else the pulled release, else the embedded sample)', snake: '--data_path', path: ['memrl', 'bcb', 'data_path'] },
   {
     flags: '--memory-budget <chars>',
     description: 'characters of memory context per prompt, shared by the injected memories (default: memrl.bcb.memory_budget, else 2000)',
@@ -113,7 +138,7 @@ export const bcbFlags: readonly FlagDef[] = [
 export interface BcbSettings {
   subset: 'full' | 'hard';
   split: 'instruct' | 'complete';
-  /** Absolute path, or null for the shared BigCodeBench data. */
+  /** Absolute path, or null for the pulled release (or the embedded sample). */
   dataPath: string | null;
   /** Absolute split JSON, or null for a seeded split with trainRatio. */
   splitFile: string | null;
@@ -122,14 +147,20 @@ export interface BcbSettings {
   memoryBudget: number | null;
 }
 
-const PAPER_SPLITS = { full: 'full_seed123.json', hard: 'hard_seed42.json' } as const;
 const NO_SPLIT_FILE = new Set(['', 'none']);
+
+/** The embedded sample's split, for a run that reads the embedded sample's tasks (docs/data.md). */
+function sampleSplit(bcb: BcbSection): string | null {
+  if (bcb.data_path !== null || bcb.subset !== 'full' || locate(bcbFile(BCB_TASKS_FILE))) return null;
+  return samplePath(bcbFile(BCB_SPLIT_FILES.full));
+}
 
 /**
  * The split file: an explicit one wins ("" or "none" = seeded split); otherwise
- * setting train_ratio asks for the seeded split; otherwise the paper's split file
- * for the subset, when the shared data has it. (The reference silently ignores
- * --train_ratio whenever its default split file exists; we do not.)
+ * setting train_ratio asks for the seeded split; otherwise the paper's split file for
+ * the subset, when there is a copy (with the embedded sample's tasks, the sample's
+ * split). (The reference silently ignores --train_ratio whenever its default split file
+ * exists; we do not.)
  */
 export function resolveBcbSettings(tree: MemrlConfig, ctx: SettingsContext): BcbSettings {
   const bcb = sectionOf<BcbSection>(tree, 'bcb');
@@ -139,8 +170,7 @@ export function resolveBcbSettings(tree: MemrlConfig, ctx: SettingsContext): Bcb
   } else if (bcb.train_ratio !== null) {
     splitFile = null;
   } else {
-    const candidate = join(sharedDataDir(), 'bigcodebench', 'splits', PAPER_SPLITS[bcb.subset]);
-    splitFile = existsSync(candidate) ? candidate : null;
+    splitFile = locate(bcbFile(BCB_SPLIT_FILES[bcb.subset]))?.path ?? sampleSplit(bcb) ?? null;
   }
   return {
     subset: bcb.subset,

@@ -10,13 +10,15 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../util/errors.js';
-import { sharedDataDir } from '../../util/paths.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
+import { cachePath, locate, locateOrSample, samplePath } from '../../data/locations.js';
+import { BCB_SAMPLE_LIMIT, bcbFile, BCB_SPLIT_FILES, BCB_TASKS_FILE } from './data-files.js';
 
 export type BcbSubset = 'full' | 'hard';
 export type BcbPromptSplit = 'instruct' | 'complete';
@@ -40,7 +42,7 @@ export interface BcbTask extends TaskBase {
 export type BcbLoadOptions = LoadBcbOptions;
 
 export interface LoadBcbOptions {
-  /** Default: <shared data>/bigcodebench/bigcodebench_full.jsonl.gz. */
+  /** Default: the copy in the cache, else in the mirror next to the checkout, else the embedded sample (docs/data.md). */
   dataPath?: string;
   /** A split file; default by subset (full_seed123.json / hard_seed42.json). `null`: no split file, shuffle with `seed`. */
   splitFile?: string | null;
@@ -55,16 +57,43 @@ export interface LoadBcbOptions {
   limit?: number;
 }
 
-const DATA_HINT =
-  'get the BigCodeBench full set as JSONL from the Hugging Face hub (bigcode/bigcodebench) ' +
-  'and point to it with --data-path, or set MEMRL_DATA_DIR to a folder holding bigcodebench/bigcodebench_full.jsonl.gz';
+const DATA_HINT = '`memrl data pull bcb` fetches the BigCodeBench release into the cache, or point --data-path at a copy';
 
+/** The tasks file a run reads when no path is given (the cache's path when there is no copy: what the error names). */
 export function defaultBcbDataPath(): string {
-  return join(sharedDataDir(), 'bigcodebench', 'bigcodebench_full.jsonl.gz');
+  const tasks = bcbFile(BCB_TASKS_FILE);
+  return locateOrSample(tasks)?.path ?? cachePath(tasks);
 }
 
+/** The pulled release only (cache, then mirror), never the sample: for what measures the whole set (check-gold). */
+export function pulledBcbDataPath(): string {
+  const tasks = bcbFile(BCB_TASKS_FILE);
+  return locate(tasks)?.path ?? cachePath(tasks);
+}
+
+/** The paper's split file of a subset, from the cache or the mirror. */
 export function defaultBcbSplitFile(subset: BcbSubset): string {
-  return join(sharedDataDir(), 'bigcodebench', 'splits', subset === 'hard' ? 'hard_seed42.json' : 'full_seed123.json');
+  const split = bcbFile(BCB_SPLIT_FILES[subset]);
+  return locate(split)?.path ?? cachePath(split);
+}
+
+/** The embedded sample serves only the runs whose tasks it holds: the paper's split, the full subset, --limit ≤ its size. */
+function checkSampleFits(dataPath: string, splitPath: string | null, opts: LoadBcbOptions): void {
+  if (dataPath !== samplePath(bcbFile(BCB_TASKS_FILE))) return;
+  const why =
+    opts.subset !== 'full'
+      ? `--subset ${opts.subset}`
+      : splitPath !== samplePath(bcbFile(BCB_SPLIT_FILES.full))
+        ? `the split ${splitPath ?? `seeded from --seed ${opts.seed}`}`
+        : opts.limit === undefined || opts.limit > BCB_SAMPLE_LIMIT
+          ? `${opts.limit === undefined ? 'all tasks' : `--limit ${opts.limit}`}`
+          : null;
+  if (why) {
+    throw new UserError(
+      `BigCodeBench data file not found, and memrl's embedded sample (${dataPath}) holds only the first ${BCB_SAMPLE_LIMIT} train and ${BCB_SAMPLE_LIMIT} validation tasks of the paper's split, not what ${why} needs; ${DATA_HINT}`,
+      'data_missing',
+    );
+  }
 }
 
 const rawTaskSchema = z.object({
@@ -149,11 +178,7 @@ export function compareTaskIds(a: string, b: string): number {
 
 function readSource(path: string, what: string, hint: string): Buffer {
   if (!existsSync(path)) throw new UserError(`${what} not found: ${path}; ${hint}`);
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new UserError(`cannot read ${what} ${path}: ${(err as Error).message}`);
-  }
+  return readUserFile(path, what);
 }
 
 function sha256(buf: Buffer): string {
@@ -273,6 +298,8 @@ export async function loadBcb(opts: LoadBcbOptions): Promise<LoadedTasks<BcbTask
     throw new UserError(`limit must be a positive integer, got ${opts.limit}`);
   }
   const dataPath = opts.dataPath ?? defaultBcbDataPath();
+  const splitPath = opts.splitFile === undefined ? defaultBcbSplitFile(opts.subset) : opts.splitFile;
+  checkSampleFits(dataPath, splitPath, opts);
   const sources: { path: string; sha256: string }[] = [];
   const { tasks, source } = readBcbTasks(dataPath, opts.split);
   sources.push(source);
@@ -290,7 +317,6 @@ export async function loadBcb(opts: LoadBcbOptions): Promise<LoadedTasks<BcbTask
   let trainIds: string[];
   let validIds: string[];
   let label: string;
-  const splitPath = opts.splitFile === undefined ? defaultBcbSplitFile(opts.subset) : opts.splitFile;
   if (splitPath !== null) {
     const split = readSplit(splitPath);
     trainIds = split.train_ids;

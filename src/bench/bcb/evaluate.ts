@@ -265,24 +265,3 @@ export function verdictOf(run: HarnessRun, nonce: string, mode: BcbEvalMode, tim
     ...(record.issues?.length ? { issues: record.issues } : {}),
   };
 }
-
-/** One run in the local sandbox (see evaluator.ts for the environment chosen by the config). */
-export async function evaluateBcb(
-  task: Pick<BcbTask, 'code_prompt' | 'test'> & Partial<Pick<BcbTask, 'entry_point'>>,
-  code: string,
-  opts: BcbEvalOptions = {},
-): Promise<BcbEvalResult> {
-  const { localBcbEvaluator } = await import('./evaluator.js');
-  return localBcbEvaluator(opts.python).evaluate(task, code, opts);
-}
-
-/**
- * Facts about the local evaluator for a run manifest: interpreter and version,
- * libraries it lacks, limits, harness checksum. Never throws; an unusable sandbox
- * is reported.
- */
-export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<EvaluatorFacts> {
-  const { localBcbEvaluator } = await import('./evaluator.js');
-  const { backend: _backend, ...facts } = await localBcbEvaluator(opts.python, opts.timeoutSec).describe();
-  return facts;
-}

@@ -182,3 +182,22 @@ export function localBcbEvaluator(python?: string, timeoutSec?: number): BcbEval
 export function defaultDockerSettings(overrides: { host?: string | null; bcbImage?: string } = {}): DockerSettings {
   return { host: overrides.host ?? null, images: { bcb: overrides.bcbImage ?? BCB_IMAGE }, ...DOCKER_DEFAULTS };
 }
+
+/** One run in the local sandbox (createBcbEvaluator gives the environment the config chooses). */
+export async function evaluateBcb(
+  task: Pick<BcbTask, 'code_prompt' | 'test'> & Partial<Pick<BcbTask, 'entry_point'>>,
+  code: string,
+  opts: BcbEvalOptions = {},
+): Promise<BcbEvalResult> {
+  return localBcbEvaluator(opts.python).evaluate(task, code, opts);
+}
+
+/**
+ * Facts about the local evaluator for a run manifest: interpreter and version,
+ * libraries it lacks, limits, harness checksum. Never throws; an unusable sandbox
+ * is reported.
+ */
+export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<EvaluatorFacts> {
+  const { backend: _backend, ...facts } = await localBcbEvaluator(opts.python, opts.timeoutSec).describe();
+  return facts;
+}

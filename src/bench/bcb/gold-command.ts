@@ -36,7 +36,7 @@ const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
   { flags: '--ids <ids>', description: 'only these task ids, comma-separated (e.g. 13,BigCodeBench/42)', parse: idList, path: null },
   { flags: '--concurrency <n>', description: 'sandboxes (or containers) running at once', parse: positiveInt, default: 1, path: null },
   { flags: '--timeout <sec>', description: 'per-task wall-clock budget in seconds (max 120)', parse: positiveNumber, default: GOLD_TIMEOUT_SEC, path: null },
-  { flags: '--data-path <path>', description: 'BigCodeBench .jsonl or .jsonl.gz (default: shared data dir)', path: null },
+  { flags: '--data-path <path>', description: 'BigCodeBench .jsonl or .jsonl.gz (default: the pulled release, memrl data pull bcb)', path: null },
   {
     flags: '--fork-server',
     description: 'run each test in a child of a warm interpreter (default: memrl.evaluator.fork_server of --config, else on)',

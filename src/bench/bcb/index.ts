@@ -4,7 +4,8 @@
  */
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
-import { BCB_IMAGE, bcbDefaults, bcbFlags, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { BCB_EVALUATOR_KEYS, BCB_EXPERIMENT_KEYS, BCB_IMAGE, bcbDefaults, bcbFlags, bcbRunValidation, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { BCB_DATA } from './data-files.js';
 import { bcbGoldCheck } from './gold-command.js';
 import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { BCB_SWITCHES } from './switches.js';
@@ -34,13 +35,35 @@ export const bcb: BenchmarkModule<BcbSettings> = {
     '--run-validation': 'also score the held-out split after every epoch (default: memrl.run_validation, else experiment.bcb_run_validation, else off)',
     '--evaluator': 'where tests run: local = bubblewrap sandbox, docker = container (default: memrl.evaluator.backend, else local)',
   },
-  keys: { reads: ['experiment.bcb_run_validation', 'memrl.evaluator.bcb_mode', 'memrl.evaluator.eval_timeout', 'memrl.evaluator.hard_timeout'] },
+  keys: {
+    reads: ['experiment.bcb_run_validation', 'memrl.evaluator.bcb_mode', 'memrl.evaluator.eval_timeout', 'memrl.evaluator.hard_timeout'],
+    labels: { 'memrl.bcb.subset': '{value} subset', 'memrl.bcb.split_file': 'split {value}' },
+    help: {
+      'memory.sim_norm_mean': 'BCB 0.31',
+      'memory.sim_norm_std': 'BCB 0.10',
+      'memrl.run_validation': 'BCB: experiment.bcb_run_validation',
+      'memrl.evaluator.eval_timeout': 'BCB (under bcb.time-limit=reference BigCodeBench raises it to 241 s, so hard_timeout binds)',
+      'memrl.evaluator.hard_timeout': 'BCB',
+      'memrl.evaluator.fork_server': 'BCB',
+    },
+  },
+  sharedKeys: [
+    { section: 'experiment', after: 'log_level', keys: BCB_EXPERIMENT_KEYS },
+    { section: 'memrl.evaluator', after: 'backend', keys: BCB_EVALUATOR_KEYS },
+  ],
   images: [{ key: 'bcb', image: BCB_IMAGE, description: 'BCB test image: python3 with the BigCodeBench libraries (docker/bcb.Dockerfile).' }],
   resolve: resolveBcbSettings,
   // The reference runs BCB validation only when asked (bcb_run_validation).
-  runValidation: (tree) => tree.experiment.bcb_run_validation,
-  tagFamily: 'bcb',
+  runValidation: bcbRunValidation,
+  // The reference bcb_runner's one scalar per phase.
+  tagFamily: {
+    train: [['bcb/train/pass_at_1', 'acc']],
+    valid: [['bcb/valid/pass_at_1', 'acc']],
+  },
   manifest: (s) => s,
+  // Its tests run in the bubblewrap sandbox.
+  workerNeeds: () => ['bwrap'],
+  data: BCB_DATA,
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [

@@ -7,9 +7,10 @@ import { z } from 'zod';
 import { int, num } from '../../config/coerce.js';
 import { resolveEndpoint } from '../../config/credentials.js';
 import { decimal, positiveInt, ratio, type FlagDef } from '../../config/flags.js';
-import { sectionOf, type MemrlConfig } from '../../config/schema.js';
+import { sectionOf, sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, LlmSettings, SettingsContext } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
+import { defaultHleTrainPath } from './data-files.js';
 
 /** The reference's judge sampling (HLERunner._hle_judge passes these fixed values). */
 export const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 4096 } as const;
@@ -20,7 +21,7 @@ export const hleSection = z
       .string()
       .nullable()
       .default(null)
-      .describe('HLE: Parquet file of questions (cais/hle schema: id, question, answer, answer_type, category, image). Required: HLE is gated, there is no shared copy. CLI: --train.'),
+      .describe('HLE: Parquet file of questions (cais/hle schema: id, question, answer, answer_type, category, image); null = the pulled release (memrl data pull hle; gated), else with the sim model the fixture memrl ships. CLI: --train.'),
     valid_path: z
       .string()
       .nullable()
@@ -71,7 +72,11 @@ export const hleDefaults: ConfigLayer = {
 
 /** The reference's hle runner flags (it spells them in snake_case). */
 export const hleFlags: readonly FlagDef[] = [
-  { flags: '--train <path>', description: 'HLE questions as Parquet (cais/hle schema; snappy or zstd) (default: memrl.hle.train_path; required)', path: ['memrl', 'hle', 'train_path'] },
+  {
+    flags: '--train <path>',
+    description: 'HLE questions as Parquet (cais/hle schema; snappy or zstd) (default: memrl.hle.train_path, else the pulled release (memrl data pull hle), else with --model sim the fixture memrl ships)',
+    path: ['memrl', 'hle', 'train_path'],
+  },
   {
     flags: '--valid <path>',
     description: 'separate validation Parquet file; the train file is then used whole (default: memrl.hle.valid_path, else a per-category split of --train by experiment.train_valid_split)',
@@ -119,7 +124,7 @@ export const hleFlags: readonly FlagDef[] = [
 export type HleJudgeSettings = Pick<LlmSettings, 'provider' | 'model' | 'apiKey' | 'baseUrl' | 'apiVersion' | 'temperature' | 'maxTokens'>;
 
 export interface HleSettings {
-  /** Absolute path of the questions Parquet file, or null when not given. */
+  /** Absolute path of the questions Parquet file: given, pulled, or (sim only) the fixture; null when there is none. */
   trainPath: string | null;
   /** Absolute path of a separate validation file, or null (split the train file). */
   validPath: string | null;
@@ -143,6 +148,13 @@ export interface HleSettings {
   client: Pick<LlmSettings, 'timeoutMs' | 'maxRetries' | 'stopAfterFailures' | 'rateLimit' | 'simSeed'>;
 }
 
+/** The reference's experiment keys only HLE reads (after bon, as in its MempConfig). */
+export const HLE_EXPERIMENT_KEYS = {
+  hle_categories: z.array(z.string()).nullable().default(null).describe('HLE: keep only these categories; null = all.'),
+  hle_category_ratio: num(z.number().gt(0).max(1)).nullable().default(null).describe('HLE: per-category sampling ratio; null = 1.'),
+  train_valid_split: num(z.number().min(0).max(1)).default(0.8).describe('HLE: fraction of each category used for training.'),
+};
+
 /**
  * Data files, filters and the judge endpoint. The judge defaults to the chat model's
  * provider and endpoint (so a sim run has a sim judge), with its own model
@@ -150,6 +162,7 @@ export interface HleSettings {
  */
 export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleSettings {
   const hle = sectionOf<HleSection>(cfg, 'hle');
+  const exp = sharedKeysOf(cfg, 'experiment', HLE_EXPERIMENT_KEYS);
   const j = hle.judge;
   const provider = j.provider ?? cfg.llm.provider;
   const endpoint = resolveEndpoint('memrl.hle.judge', j.api_key ?? cfg.llm.api_key, j.base_url ?? cfg.llm.base_url, ctx.env);
@@ -161,16 +174,16 @@ export function resolveHleSettings(cfg: MemrlConfig, ctx: SettingsContext): HleS
     );
   }
   return {
-    trainPath: hle.train_path ? resolve(ctx.cwd, hle.train_path) : null,
+    trainPath: hle.train_path ? resolve(ctx.cwd, hle.train_path) : defaultHleTrainPath(cfg.llm.provider === 'sim'),
     validPath: hle.valid_path ? resolve(ctx.cwd, hle.valid_path) : null,
-    categories: cfg.experiment.hle_categories,
-    categoryRatio: cfg.experiment.hle_category_ratio ?? 1,
+    categories: exp.hle_categories,
+    categoryRatio: exp.hle_category_ratio ?? 1,
     fromFlags: {
       categories: ctx.setBy(['experiment', 'hle_categories']) !== undefined,
       categoryRatio: ctx.setBy(['experiment', 'hle_category_ratio']) !== undefined,
     },
     datasetRatio: cfg.experiment.dataset_ratio,
-    trainValidSplit: cfg.experiment.train_valid_split,
+    trainValidSplit: exp.train_valid_split,
     numTrain: hle.num_train,
     numValid: hle.num_valid,
     judge: {

@@ -34,6 +34,7 @@ import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { pandasSample } from '../../util/python/random.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
 
 export type HleAnswerType = 'exactMatch' | 'multipleChoice';
 
@@ -76,12 +77,12 @@ const ANSWER_TYPES: readonly HleAnswerType[] = ['exactMatch', 'multipleChoice'];
 const SUPPORTED_CODECS = new Set(['UNCOMPRESSED', ...Object.keys(compressors)]);
 
 const DATA_HINT =
-  'HLE is gated: accept the terms of cais/hle on the Hugging Face hub, download its test Parquet file and pass it with --train <file>; to try the pipeline offline, use the small fixture in the repository: --train test/fixtures/hle/hle_snappy.parquet';
+  "HLE is gated: accept the terms of cais/hle on the Hugging Face hub, set HF_TOKEN, then `memrl data pull hle` fetches it (or pass a copy with --train <file>); to try the pipeline offline, run with the sim model, which reads memrl's fixture (test/fixtures/hle/hle_snappy.parquet)";
 
 /** Reads one HLE Parquet file into tasks, in file order. Bad input → UserError naming file and column. */
 export async function readHleParquet(path: string): Promise<{ tasks: HleTask[]; sha256: string }> {
   if (!existsSync(path)) throw new UserError(`${path}: no such file; ${DATA_HINT}`);
-  const bytes = readFileSync(path);
+  const bytes = readUserFile(path, 'the HLE questions (--train)');
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const name = basename(path);
 
@@ -299,7 +300,7 @@ function cap(tasks: HleTask[], ...limits: (number | null | undefined)[]): HleTas
 }
 
 export async function loadHle(opts: HleLoadOptions): Promise<LoadedTasks<HleTask>> {
-  if (!opts.trainPath) throw new UserError(`no HLE data given; ${DATA_HINT}`);
+  if (!opts.trainPath) throw new UserError(`no HLE data given, none pulled; ${DATA_HINT}`, 'data_missing');
   const roundRobinOrder = opts.order === 'round-robin';
   const floor = opts.counts !== 'round';
   const pick = (tasks: HleTask[], path: string): Map<string, HleTask[]> => {

@@ -4,16 +4,35 @@
  * so this module claims those keys, and adds the reference's defaults
  * (rl_llb_config.yaml), its flags and its settings.
  */
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { bool, num } from '../../config/coerce.js';
 import { positiveInt, type FlagDef } from '../../config/flags.js';
-import type { MemrlConfig } from '../../config/schema.js';
+import { sharedKeysOf, type MemrlConfig } from '../../config/schema.js';
 import type { ConfigLayer, SettingsContext } from '../../config/types.js';
 import type { MemoryParams } from '../../memory/types.js';
 import { UserError } from '../../util/errors.js';
 import type { Fidelity } from '../../util/fidelity.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { isLlbFileName, llbFilePath } from './data-files.js';
 import { LLB_SWITCHES, REFERENCE_SIM_NORM } from './switches.js';
+
+/** The reference's experiment keys only LLB reads (after mode, as in its MempConfig). */
+export const LLB_EXPERIMENT_KEYS = {
+  trace_jsonl_path: z.string().nullable().default(null).describe('Inert: LLB JSONL tracing in the reference; memrl writes per-episode records anyway.'),
+  trace_sample_filter: z.string().nullable().default(null).describe('Inert: see trace_jsonl_path.'),
+  llb_use_z_score_normalization: bool().default(true).describe('LLB: false = score raw sim and q instead of z-scores.'),
+  llb_q_floor: num().nullable().default(null).describe('LLB: Q floor; overrides rl_config.q_floor for LLB runs.'),
+  llb_dedup_by_task_id: bool().default(false).describe('LLB: at most one selected memory per source task.'),
+  task: z.enum(['db', 'os', 'kg']).default('db').describe('LLB: which task family (db = SQL, os = shell).'),
+  split_file: z.string().default('').describe('LLB: training data file; empty = the shared data for `task`.'),
+  valid_file: z.string().nullable().default(null).describe('LLB: validation data file; null = the shared data for `task`.'),
+};
+
+/** LLB's keys of the experiment section, as validated. */
+export function llbExperiment(tree: MemrlConfig) {
+  return sharedKeysOf(tree, 'experiment', LLB_EXPERIMENT_KEYS);
+}
 
 /** rl_llb_config.yaml */
 export const llbDefaults: ConfigLayer = {
@@ -51,13 +70,13 @@ export const llbFlags: readonly FlagDef[] = [
   { flags: '--task <name>', description: 'LifelongAgentBench task family: db (SQL on MariaDB) or os (shell in a sandbox) (default: experiment.task, else db)', choices: ['db', 'os'], path: ['experiment', 'task'] },
   {
     flags: '--split-file <path>',
-    description: 'training data: an LLB JSON file keyed by sample index (default: experiment.split_file, else the shared db_train.json / os_interaction_train.json)',
+    description: 'training data: an LLB JSON file keyed by sample index (default: experiment.split_file, else the pulled release\'s db_train.json / os_interaction_train.json)',
     snake: '--split_file',
     path: ['experiment', 'split_file'],
   },
   {
     flags: '--valid-file <path>',
-    description: 'validation data file (default: experiment.valid_file, else the shared db_val.json / os_interaction_val.json)',
+    description: 'validation data file (default: experiment.valid_file, else the pulled release\'s db_val.json / os_interaction_val.json)',
     snake: '--valid_file',
     path: ['experiment', 'valid_file'],
   },
@@ -79,9 +98,9 @@ export const LLB_KEYS = [
 
 export interface LlbSettings {
   task: 'db' | 'os';
-  /** Absolute path of the training data file (experiment.split_file, else the shared train file of `task`). */
+  /** Absolute path of the training data file (experiment.split_file, else the release's train file of `task`). */
   splitFile: string;
-  /** Absolute path of the validation data file (experiment.valid_file, else the shared val file of `task`). */
+  /** Absolute path of the validation data file (experiment.valid_file, else the release's val file of `task`). */
   validFile: string;
   /**
    * experiment.dataset_ratio: below 1, the training tasks are Python's
@@ -99,29 +118,28 @@ const LLB_SHARED = {
 
 /**
  * Data files: experiment.split_file / valid_file (relative to the working directory;
- * a relative path that does not exist there falls back to the file of the same name
- * in the shared data dir, so the reference's `./data/...` paths work), else the shared
- * train / val files of experiment.task.
+ * a relative path that does not exist there falls back to the release's file of the
+ * same name, so the reference's `./data/...` paths work), else the release's train /
+ * val files of experiment.task (memrl data pull llb).
  */
 export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbSettings {
-  const exp = cfg.experiment;
+  const exp = llbExperiment(cfg);
   if (exp.task === 'kg') {
     throw new UserError(`${ctx.where(['experiment', 'task'])}: \`experiment.task: kg\` is not available; LifelongAgentBench data here covers db and os`);
   }
   const task = exp.task === 'os' ? 'os' : 'db';
-  const dir = join(sharedDataDir(), 'llb');
   const pick = (given: string | null, fallback: string): string => {
-    if (given === null || given.trim() === '') return join(dir, fallback);
+    if (given === null || given.trim() === '') return llbFilePath(fallback);
     const local = resolve(ctx.cwd, given);
     if (existsSync(local) || isAbsolute(given)) return local;
-    const shared = join(dir, basename(given));
-    return existsSync(shared) ? shared : local;
+    // The reference's ./data/llb/<name>: the release's file of that name, wherever memrl keeps it.
+    return isLlbFileName(basename(given)) && existsSync(llbFilePath(basename(given))) ? llbFilePath(basename(given)) : local;
   };
   return {
     task,
     splitFile: pick(exp.split_file, LLB_SHARED[task].train),
     validFile: pick(exp.valid_file, LLB_SHARED[task].valid),
-    datasetRatio: exp.dataset_ratio,
+    datasetRatio: cfg.experiment.dataset_ratio,
   };
 }
 
@@ -131,7 +149,7 @@ export function resolveLlbSettings(cfg: MemrlConfig, ctx: SettingsContext): LlbS
  * (switch llb.sim-norm-from-yaml: the config's memory.sim_norm_mean / std).
  */
 export function llbMemoryParams(params: MemoryParams, cfg: MemrlConfig, fidelity: Fidelity): MemoryParams {
-  const exp = cfg.experiment;
+  const exp = llbExperiment(cfg);
   const simNorm = fidelity.memrl(LLB_SWITCHES.simNormFromYaml) ? {} : { simNormMean: REFERENCE_SIM_NORM.mean, simNormStd: REFERENCE_SIM_NORM.std };
   return {
     ...params,

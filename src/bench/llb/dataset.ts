@@ -7,10 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { UserError } from '../../util/errors.js';
-import { sharedDataDir } from '../../util/paths.js';
+import { llbFilePath } from './data-files.js';
 import type { TaskBase } from '../../core/index.js';
+import { readUserFile } from '../../util/fs-errors.js';
 
 export type LlbTaskKind = 'db' | 'os';
 
@@ -41,18 +42,19 @@ export interface OsTask extends TaskBase {
 
 export type LlbTask = DbTask | OsTask;
 
-/** The shared data files per task kind. */
+/** The release's data files per task kind (memrl data pull llb). */
 export const LLB_FILES = {
   db: { train: 'db_train.json', valid: 'db_val.json', runtime: 'db_bench_runtime_learning_data.json', repr: 'db_bench_data.json' },
   os: { train: 'os_interaction_train.json', valid: 'os_interaction_val.json', runtime: 'os_interaction_runtime_learning_data.json', repr: 'os_interaction_data.json' },
 } as const;
 
+/** The folder of the release's files a run reads (the cache's, else the mirror's). */
 export function llbDataDir(): string {
-  return join(sharedDataDir(), 'llb');
+  return dirname(llbFilePath(LLB_FILES.db.train));
 }
 
 export function defaultLlbFile(kind: LlbTaskKind, which: 'train' | 'valid' | 'runtime'): string {
-  return join(llbDataDir(), LLB_FILES[kind][which]);
+  return llbFilePath(LLB_FILES[kind][which]);
 }
 
 function usableNames(kind: LlbTaskKind): string {
@@ -79,8 +81,8 @@ export function loadLlbFile(path: string, kind: 'db'): LlbFile<DbTask>;
 export function loadLlbFile(path: string, kind: 'os'): LlbFile<OsTask>;
 export function loadLlbFile(path: string, kind: LlbTaskKind): LlbFile<LlbTask>;
 export function loadLlbFile(path: string, kind: LlbTaskKind): LlbFile<LlbTask> {
-  if (!existsSync(path)) throw new UserError(`LLB data file not found: ${path} (usable files in ${llbDataDir()}: ${usableNames(kind)})`);
-  const text = readFileSync(path, 'utf8');
+  if (!existsSync(path)) throw new UserError(`LLB data file not found: ${path} (usable files: ${usableNames(kind)}); \`memrl data pull llb\` fetches the release into the cache`, 'data_missing');
+  const text = readUserFile(path, 'LLB data file', 'utf8');
   const sha256 = createHash('sha256').update(text).digest('hex');
   let data: unknown;
   try {

@@ -15,7 +15,7 @@ interface LlbGoldFlags extends GoldEvaluatorFlags {
 
 const FLAGS: readonly (FlagDef & { default?: unknown })[] = [
   { flags: '--task <task>', description: 'task family', choices: ['db', 'os'], default: 'db', path: null },
-  { flags: '--file <path>', description: 'LLB data file (default: the shared *_runtime_learning_data.json, 500 tasks)', path: null },
+  { flags: '--file <path>', description: 'LLB data file (default: the pulled release\'s *_runtime_learning_data.json, 500 tasks)', path: null },
   { flags: '--limit <n>', description: 'only the first N tasks (string order of sample index)', parse: positiveInt, path: null },
   { flags: '--ids <ids>', description: 'only these sample indices, comma-separated (e.g. 3,db/17)', parse: idList, path: null },
   { flags: '--concurrency <n>', description: 'tasks running at once', parse: positiveInt, default: 8, path: null },

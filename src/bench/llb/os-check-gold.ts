@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedDataDir } from '../../util/paths.js';
+import { UserError } from '../../util/errors.js';
+import { llbFilePath } from './data-files.js';
 import { openEnv } from '../../env/registry.js';
 import type { ShellEnvironment, ShellSettings } from '../../env/shell/contract.js';
 
@@ -34,7 +35,7 @@ export interface CheckGoldOsOptions {
   limit?: number;
   ids?: string[];
   concurrency?: number;
-  /** Default: os_interaction_runtime_learning_data.json in the shared data folder. */
+  /** Default: the release's os_interaction_runtime_learning_data.json (memrl data pull llb). */
   file?: string;
   env?: ShellSettings;
   /** Where each task runs (default: the local sandbox with `env`); e.g. a container factory. */
@@ -43,7 +44,7 @@ export interface CheckGoldOsOptions {
 }
 
 export function defaultOsGoldFile(): string {
-  return join(sharedDataDir(), 'llb', 'os_interaction_runtime_learning_data.json');
+  return llbFilePath('os_interaction_runtime_learning_data.json');
 }
 
 interface RawOsEntry {
@@ -64,7 +65,7 @@ export function loadOsGoldTasks(file = defaultOsGoldFile()): OsGoldTask[] {
       const evaluation = e.evaluation_info?.evaluation_command_item?.script;
       const groundTruth = e.evaluation_info?.ground_truth_command_item?.script;
       if (typeof evaluation !== 'string' || typeof groundTruth !== 'string') {
-        throw new Error(`${file}: entry ${id} has no evaluation/ground-truth script (Python-repr file? use *_runtime_learning_data.json)`);
+        throw new UserError(`${file}: entry ${id} has no evaluation/ground-truth script (Python-repr file? use *_runtime_learning_data.json)`);
       }
       return { id, init: e.initialization_command_item?.script ?? '', evaluation, groundTruth };
     });

@@ -4,9 +4,6 @@
  */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../app/config.js';
-import { isOrphan, listMemrlContainers, removeContainers } from '../../env/container/cleanup.js';
-import { openEngine } from '../../env/container/engine.js';
 import { UserError } from '../../util/errors.js';
 
 interface CleanupFlags {
@@ -29,7 +26,12 @@ export function registerCleanupCommand(program: Command): void {
     .addHelpText('after', `\nExamples:\n  memrl cleanup --dry-run          # what a crashed run left\n  memrl cleanup --run results/bcb/<run-id>\n  memrl cleanup --all              # every memrl container, also of live runs\n`)
     .action(async (flags: CleanupFlags) => {
       if (flags.run && flags.all) throw new UserError('memrl cleanup: give --run <id> or --all, not both');
-      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true });
+      // The config loader and the container engine's client load when the command runs, not for its --help.
+      const { loadConfig } = await import('../../app/config.js');
+      const { defaultBenchmark } = await import('../../app/registry.js');
+      const { isOrphan, listMemrlContainers, removeContainers } = await import('../../env/container/cleanup.js');
+      const { openEngine } = await import('../../env/container/engine.js');
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, defaultBenchmark(), { inspect: true });
       const { engine } = await openEngine(cfg.evaluator.docker.host);
       const all = await listMemrlContainers(engine);
       // A run's label is its folder's name, so a path to the folder names it too.

@@ -6,10 +6,7 @@
  * line naming file, line and key, and sets exit code 2.
  */
 import { Command, Option, type OptionValues } from 'commander';
-import { stringify } from 'yaml';
-import { explainText, loadConfig } from '../../app/config.js';
-import { builtinRegistry, findBenchmark, type Registry } from '../../app/registry.js';
-import { redactConfig, withoutUnusedEndpoints } from '../../config/redact.js';
+import { builtinRegistry, defaultBenchmark, findBenchmark, type Registry } from '../../app/registry.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { exitCodeOf } from '../exit-codes.js';
@@ -22,7 +19,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     .command('config')
     .description('check a config file and print it fully resolved (defaults < YAML < flags), secrets redacted')
     .argument('[file]', 'YAML config (default: the built-in quickstart)')
-    .addOption(new Option('--benchmark <name>', 'benchmark whose defaults, rules and flags apply (default: bcb)').choices(names))
+    .addOption(new Option('--benchmark <name>', `benchmark whose defaults, rules and flags apply (default: ${defaultBenchmark(registry)})`).choices(names))
     .option('--derived', 'print the derived run settings (method, memory parameters, epochs, ...) instead of the config tree')
     .option('--explain', 'list every config key with its type, default and meaning, then exit')
     // The other flags are the chosen benchmark's run flags: parsed again below, once it is known.
@@ -34,9 +31,11 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     'memrl config --benchmark llb --task os --derived   # the settings a run would use',
     'memrl config --explain --benchmark hle             # every key, its default and meaning',
   ]);
-  cmd.action((_file: string | undefined, opts: OptionValues, self: Command) => {
-    const benchmark = (opts.benchmark as string | undefined) ?? 'bcb';
+  cmd.action(async (_file: string | undefined, opts: OptionValues, self: Command) => {
+    const benchmark = (opts.benchmark as string | undefined) ?? defaultBenchmark(registry);
     try {
+      // The loader, YAML and the schema's text load when the command runs, not for --help.
+      const { explainText, loadConfig } = await import('../../app/config.js');
       if (opts.explain) {
         process.stdout.write(explainText(benchmark, registry));
         return;
@@ -49,7 +48,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
         throw new UserError(`give the config file once: either as an argument (${file}) or with --config (${flags.config})`);
       }
       const resolved = loadConfig(file ?? (flags.config as string | undefined), flags, benchmark, { inspect: true, registry });
-      process.stdout.write(render(resolved, Boolean(opts.derived)));
+      process.stdout.write(await render(resolved, Boolean(opts.derived)));
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
       process.stderr.write(`memrl: ${errorMessage(err)}\n`);
@@ -59,7 +58,9 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
   return cmd;
 }
 
-function render(resolved: ResolvedConfig, derived: boolean): string {
+async function render(resolved: ResolvedConfig, derived: boolean): Promise<string> {
+  const { stringify } = await import('yaml');
+  const { redactConfig, withoutUnusedEndpoints } = await import('../../config/redact.js');
   const header = [
     `# memrl config: ${resolved.source}`,
     `# benchmark ${resolved.benchmark}, method ${resolved.method} (${resolved.methodReason})`,

@@ -4,9 +4,7 @@
  * table says what to do).
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../app/config.js';
-import { doctorChecks } from '../../app/doctor.js';
-import { builtinRegistry, type Registry } from '../../app/registry.js';
+import { builtinRegistry, defaultBenchmark, type Registry } from '../../app/registry.js';
 import type { DoctorCheck } from '../../core/benchmark.js';
 import { withExamples } from '../help.js';
 
@@ -33,7 +31,11 @@ export function registerDoctorCommand(program: Command, registry: Registry = bui
     .option('--backend <name>', 'check only local or docker')
     .option('--json', 'print the checks as JSON')
     .action(async (flags: DoctorFlags) => {
-      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, 'bcb', { inspect: true, registry });
+      // The config loader and the probes load when the command runs, not for --help.
+      const { loadConfig } = await import('../../app/config.js');
+      const { doctorChecks } = await import('../../app/doctor.js');
+      // Only the evaluator settings are read, which no benchmark changes: the default one's config will do.
+      const cfg = loadConfig(flags.config, flags.dockerHost ? { dockerHost: flags.dockerHost } : {}, defaultBenchmark(registry), { inspect: true, registry });
       const checks = await doctorChecks(registry, cfg.evaluator, flags.backend);
       process.stdout.write(flags.json ? JSON.stringify(checks, null, 2) + '\n' : formatDoctor(checks));
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildExport, writeExport, writeTranscriptsExport, type ExportFlags } from '../../report/export-cli.js';
+import type { ExportFlags } from '../../report/export-cli.js';
 import { UserError } from '../../util/errors.js';
 
 /** `memrl export <run-dir> --format parquet|arrow|csv [--out file]`: the outcome matrix for pandas / polars. */
@@ -12,7 +12,9 @@ export function registerExportCommand(program: Command): void {
     .option('--out <file>', 'output file (default: stdout)')
     .option('--transcripts <file>', "also write every episode's transcript (each model call: messages as sent, reply) as JSON lines, one per outcome row (its extra.transcriptId)")
     .addHelpText('after', `\nExamples:\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet\n  memrl export results/bcb/<run-id> --format csv > run.csv\n  memrl export results/bcb/<run-id> --format parquet --out run.parquet --transcripts transcripts.jsonl\n`)
-    .action((runDir: string, flags: ExportFlags & { transcripts?: string }) => {
+    .action(async (runDir: string, flags: ExportFlags & { transcripts?: string }) => {
+      // Arrow and Parquet writers load when the command runs, not for its --help.
+      const { buildExport, writeExport, writeTranscriptsExport } = await import('../../report/export-cli.js');
       if (flags.transcripts) {
         const n = writeTranscriptsExport(runDir, flags.transcripts);
         process.stderr.write(`memrl: wrote ${n} transcripts to ${flags.transcripts}\n`);

@@ -2,10 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { replayOps } from '../../memory/replay.js';
+import { withExamples } from '../help.js';
 
 /** `memrl memory replay <ops.jsonl>`: run memory ops from a file, one JSON line out per retrieve/update. */
 export function registerMemoryCommand(program: Command): void {
   const memory = program.command('memory').description('inspect and exercise the memory engine');
+  withExamples(memory, [
+    'memrl memory replay ops.jsonl               # one JSON line out per retrieve / update',
+    'memrl memory replay ops.jsonl > ours.jsonl  # to compare with another implementation on the same ops',
+  ]).addHelpText('after', 'The ops format: docs/memory-engine.md\n');
   memory
     .command('replay')
     .argument('<ops.jsonl>', 'JSON lines: optional config, then insert / retrieve / update ops')

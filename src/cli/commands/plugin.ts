@@ -7,7 +7,10 @@ import { UserError } from '../../util/errors.js';
 import { withExamples } from '../help.js';
 
 export function registerPluginCommand(program: Command): void {
-  const plugin = program.command('plugin').description('write a plug-in: a benchmark or memory method in a folder of its own');
+  const plugin = withExamples(program.command('plugin').description('write a plug-in: a benchmark or memory method in a folder of its own'), [
+    'memrl plugin new benchmark ./my-bench',
+    'memrl plugin new method ./my-method',
+  ]);
   withExamples(
     plugin
       .command('new')

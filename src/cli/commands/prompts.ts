@@ -11,6 +11,12 @@ import { withExamples } from '../help.js';
 
 export function registerPromptsCommand(program: Command, registry: Registry): void {
   const prompts = program.command('prompts').description("list prompt templates; export memrl's as a pack, or import the reference's from a MemRL checkout");
+  withExamples(prompts, [
+    'memrl prompts list                                   # every slot and the file it is read from',
+    'memrl prompts export --out my-prompts                # memrl\'s own templates, to edit',
+    'memrl run bcb --prompts my-prompts',
+    'memrl prompts import ~/src/MemRL --out reference-prompts',
+  ]).addHelpText('after', 'Details: docs/fidelity.md\n');
 
   withExamples(
     prompts

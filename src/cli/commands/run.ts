@@ -3,10 +3,13 @@
  * from the benchmark's flag table. The action parses, starts the run through the app
  * layer, turns Ctrl-C into a clean stop, prints the final lines and sets the exit code.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command, OptionValues } from 'commander';
 import type { Registry } from '../../app/registry.js';
 import type { RunOptions } from '../../app/start-run.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
+import { fsError, isSystemError } from '../../util/fs-errors.js';
 import { EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { addRunOptions, runFlagsFromOptions } from '../run-flags.js';
@@ -19,6 +22,9 @@ export function registerRunCommand(program: Command, registry: Registry): void {
   ]);
   for (const bench of registry.benchmarks) registerBenchmark(run, bench, registry);
 }
+
+/** Signals that stop a run as Ctrl-C does: cleanly, resumable, exit 130. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function fmt(x: number | null | undefined): string {
   return typeof x === 'number' ? x.toFixed(3) : '-';
@@ -33,7 +39,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
     const { startRun } = await import('../../app/start-run.js');
     const flags = runFlagsFromOptions(opts, bench, registry);
     const queueUrl = typeof flags.queue === 'string' ? flags.queue : undefined;
-    const distributed = queueUrl ? await distributedParts(queueUrl) : undefined;
+    const distributed = queueUrl ? await distributedParts(queueUrl, bench) : undefined;
     const handle = await startRun(
       { benchmark: bench.name, flags, registry, command: process.argv.slice(2), ...(distributed ? { episodeQueue: distributed.episodeQueue, rateGates: distributed.rateGates } : {}) },
       { err: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true },
@@ -42,17 +48,24 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       throw err;
     });
 
-    // Ctrl-C: finish cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
+    // Ctrl-C, and SIGTERM/SIGHUP alike (a `kill`, a closed terminal, a scheduler's stop): finish
+    // cleanly (finished episodes are journaled; --resume continues). Twice: quit now.
     let interrupts = 0;
-    const onSigint = (): void => {
+    const onSignal = (signal: NodeJS.Signals): void => {
       interrupts += 1;
       if (interrupts > 1) process.exit(EXIT.interrupted);
-      process.stderr.write('\nmemrl: interrupted; stopping after the running episodes (Ctrl-C again to quit now)\n');
+      const again = signal === 'SIGINT' ? 'Ctrl-C again' : `${signal} again`;
+      process.stderr.write(`\nmemrl: interrupted${signal === 'SIGINT' ? '' : ` (${signal})`}; stopping after the running episodes (${again} to quit now)\n`);
       handle.stop();
     };
-    process.on('SIGINT', onSigint);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     try {
-      const end = await handle.done;
+      const end = await handle.done.catch((err: unknown) => {
+        // A full disk (or another system error) during the run: said in words, with how to resume once it is fixed.
+        if (!isSystemError(err)) throw err;
+        const resume = existsSync(join(handle.runDir, 'run.json')) ? { resume: `memrl run ${bench.name} --resume ${handle.runDir}` } : {};
+        throw fsError(err, { path: err.path ?? handle.runDir, ...resume });
+      });
       // --resume alone restores every setting of the run (and its plug-ins).
       const queueHint = distributed ? ` --queue ${distributed.label}` : '';
       const resumeHint = (extra = ''): string => `resume with: memrl run ${bench.name} --resume ${handle.runDir}${queueHint}${extra}`;
@@ -89,7 +102,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       process.stdout.write(results);
       if (result.interrupted) process.exitCode = end.budget ? EXIT.budget : EXIT.interrupted;
     } finally {
-      process.off('SIGINT', onSigint);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       await distributed?.close();
     }
   });
@@ -99,7 +112,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
  * `--queue`: Redis must answer now (one line within 10 s if not). The run's episodes go
  * to the queue of what they need; its endpoint rate limit is kept in Redis, shared with the workers.
  */
-async function distributedParts(url: string): Promise<{ label: string; episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
+async function distributedParts(url: string, bench: BenchmarkModule): Promise<{ label: string; episodeQueue: NonNullable<RunOptions['episodeQueue']>; rateGates: NonNullable<RunOptions['rateGates']>; close(): Promise<void> }> {
   const { checkReachable, queueTarget, queueName, cellNeeds } = await import('../../sweep/queue.js');
   const target = queueTarget(url);
   await checkReachable(target);
@@ -109,7 +122,7 @@ async function distributedParts(url: string): Promise<{ label: string; episodeQu
   return {
     // The URL with its password hidden: safe to print in the resume hint.
     label: target.label,
-    episodeQueue: ({ benchmark, config }) => openEpisodeQueue(url, queueName(cellNeeds({ benchmark, config }), 'episodes'), { warn: (line) => process.stderr.write(line) }),
+    episodeQueue: ({ config }) => openEpisodeQueue(url, queueName(cellNeeds({ config }, bench), 'episodes'), { warn: (line) => process.stderr.write(line) }),
     rateGates: gates.factory,
     close: () => gates.close(),
   };

@@ -8,7 +8,8 @@
  * writes them). The benchmark's own settings sit under its name (`bcb`, `llb`, …).
  */
 import { z } from 'zod';
-import type { DataSource } from '../benchmark.js';
+import { DATA_ORIGINS } from '../../data/locations.js';
+import type { DataSource } from '../../data/identify.js';
 import { BUILD_STRATEGIES, MEMORY_METHODS, type MemoryParams } from '../../memory/types.js';
 import { EvaluatorFactsSchema } from './evaluator.js';
 import { NOT_RECORDED, parseRunFile, RunFileError, runFormatOf, type Same } from './format.js';
@@ -44,9 +45,26 @@ export const MemoryParamsSchema = z
   })
   .strict();
 
-/** A data file the tasks came from. `name`, `release` and `url` say where it was downloaded from, when memrl fetched it. */
+/**
+ * A data file the tasks came from, and which release it is (src/data/identify.ts): the
+ * manifest's dataset and file it is a copy of, where that is downloaded from, and where
+ * this copy was found. Runs before `memrl data` recorded only the path and sha256.
+ */
 export const DataSourceSchema = z
-  .object({ path: z.string(), sha256: z.string(), name: z.string().optional(), release: z.string().optional(), url: z.string().optional() })
+  .object({
+    path: z.string(),
+    sha256: z.string(),
+    /** sha256 of what memrl read, when that differs from the file's (a .gz file: its uncompressed bytes). */
+    contentSha256: z.string().optional(),
+    dataset: z.string().optional(),
+    file: z.string().optional(),
+    /** null: a file at a manifest's place whose bytes are not that release. */
+    release: z.string().nullable().optional(),
+    url: z.string().optional(),
+    origin: z.enum(DATA_ORIGINS).optional(),
+    /** An embedded sample: what it holds. */
+    sample: z.string().optional(),
+  })
   .strict();
 
 const PromptsSchema = z

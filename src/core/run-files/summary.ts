@@ -4,6 +4,7 @@
  * read on its own (`memrl compare summary.json`), so it says its format itself.
  */
 import { z } from 'zod';
+import { methodStatsSchema } from '../method.js';
 import { EvaluatorFactsSchema } from './evaluator.js';
 import { parseRunFile, RUN_FORMAT, runFormatOf } from './format.js';
 import { MetricsJsonSchema, migrateMetricsV1 } from './metrics.js';
@@ -46,8 +47,8 @@ export const RunEndSummarySchema = z
     simulated: z.boolean(),
     method: z.string(),
     usage: LedgerSnapshotSchema,
-    /** The method's own statistics (the built-ins: memories, keys, successes, Q…; plus a method's settings). */
-    memory: z.record(z.unknown()),
+    /** The method's own statistics (the built-ins: memories, keys, successes, Q…; plus a method's settings) and its fallbacks by kind. */
+    memory: methodStatsSchema,
     benchmark: z.string(),
     train: HeadlineSchema,
     valid: HeadlineSchema.optional(),

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { BudgetHit, SpendBucket, SpendReport } from '../../llm/budget.js';
 import type { LedgerBucket, LedgerSnapshot, Reported } from '../../llm/ledger.js';
-import type { RolePrice } from '../../llm/prices.js';
+import type { RolePrice } from '../../llm/cost.js';
 import type { Same } from './format.js';
 
 const count = z.number().int().nonnegative();

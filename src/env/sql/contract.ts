@@ -2,13 +2,12 @@
  * The sql kind: a MySQL-compatible server on which each task gets a throwaway
  * database and a user granted only that database; the agent's SQL runs as that user
  * under the dialect's statement time limit. The shared logic is one class
- * (SqlServer, sql-server.ts); what differs between backends is how the `mysql`
- * client reaches the server (SqlTransport): the host's client over a local server's
- * unix socket, or the client exec'd inside a server container.
+ * (SqlServer, sql-server.ts, held by the opened backend: backend.ts); what differs
+ * between backends is how the `mysql` client reaches the server (SqlTransport): the
+ * host's client over a local server's unix socket, or the client exec'd inside a
+ * server container.
  */
-import type { EnvBackendName, OpenedEnv } from '../contract.js';
 import type { ContainerPlacement } from '../container/backend.js';
-import type { SqlServer } from './sql-server.js';
 
 export interface SqlSettings {
   /**
@@ -94,11 +93,3 @@ export interface TaskDatabase {
 }
 
 export type ServerCheck = { ok: true; version: string } | { ok: false; reason: string };
-
-/** An opened sql backend: the server the tasks use, and (for containers) how often it was restarted. */
-export interface SqlBackend extends OpenedEnv {
-  readonly backend: EnvBackendName;
-  readonly server: SqlServer;
-  /** Times the server was restarted after dying under the run (always 0 locally). */
-  restarts(): number;
-}

@@ -3,16 +3,14 @@ export { frameRecord } from './tfrecord.js';
 export { encodeEvent, type EventFields, type HistogramValue, type ScalarValue } from './event-proto.js';
 export { TensorBoardWriter, FILE_VERSION, histogramOf, type TensorBoardWriterOptions } from './writer.js';
 export {
-  BCB_TAGS,
-  DEFAULT_EVAL_SET,
-  HLE_TAGS,
   MEMRL_TAGS,
   Q_HISTOGRAM_TAGS,
-  SUCCESS_RATE_TAGS,
   epochScalars,
-  tagFamily,
+  successRateTags,
   writeEpochScalars,
   type EpochScalarOptions,
+  type ReferenceTags,
   type ScalarSink,
   type TagFamily,
+  type TagMetric,
 } from './tags.js';

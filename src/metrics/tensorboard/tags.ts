@@ -5,33 +5,39 @@
 import type { EpochMetrics, MetricsReport } from '../compute.js';
 import type { OutcomePhase } from '../outcome-row.js';
 
-/** HLE (reference hle_runner). */
-export const HLE_TAGS = {
-  trainSectionAcc: 'Train/Section_Acc',
-  trainCumulativeAcc: 'Train/Cumulative_Acc',
-  evalAcc: 'Evaluation/Acc',
-  validCumulativeAcc: 'Valid/Cumulative_Acc',
-} as const;
+/** What a reference tag carries: a phase's accuracy, cumulative success rate or mean turns. */
+export type TagMetric = 'acc' | 'csr' | 'avgSteps';
 
-/** ALFWorld and LifelongAgentBench (reference alfworld_rl_runner / llb_rl_runner). */
-export const SUCCESS_RATE_TAGS = {
-  trainSectionSuccessRate: 'Train/Section_Success_Rate',
-  trainCumulativeSuccessRate: 'Train/Cumulative_Success_Rate',
-  trainSectionAvgSteps: 'Train/Section_Avg_Steps',
-  evalSuccessRate: (set: string) => `Evaluation/Success_Rate/${set}`,
-  evalAvgSteps: (set: string) => `Evaluation/Avg_Steps/${set}`,
-} as const;
+/**
+ * The reference runner's TensorBoard tags a benchmark's scalars also go under (its
+ * module's `tagFamily`): per phase, each tag and the metric it carries, in the order
+ * they are written. `{set}` in a tag stands for the validation set's name: the
+ * benchmark's validSetLabel, else `validSet`.
+ */
+export interface ReferenceTags {
+  train: readonly (readonly [tag: string, metric: TagMetric])[];
+  valid: readonly (readonly [tag: string, metric: TagMetric])[];
+  validSet?: string;
+}
 
-/** The evaluation-set names the reference puts in `Evaluation/Success_Rate/<set>`. */
-export const DEFAULT_EVAL_SET = {
-  alfworld: 'eval_in_distribution',
-  llb: 'Validation',
-} as const;
+/** A benchmark's reference tags, or 'other': memrl's own tags only. */
+export type TagFamily = ReferenceTags | 'other';
 
-/** BigCodeBench (reference bcb_runner). */
-export const BCB_TAGS = {
-  passAt1: (phase: OutcomePhase) => `bcb/${phase}/pass_at_1`,
-} as const;
+/** The success-rate tags two reference runners share (alfworld_rl_runner, llb_rl_runner), with their validation set's name. */
+export function successRateTags(validSet: string): ReferenceTags {
+  return {
+    train: [
+      ['Train/Section_Success_Rate', 'acc'],
+      ['Train/Cumulative_Success_Rate', 'csr'],
+      ['Train/Section_Avg_Steps', 'avgSteps'],
+    ],
+    valid: [
+      ['Evaluation/Success_Rate/{set}', 'acc'],
+      ['Evaluation/Avg_Steps/{set}', 'avgSteps'],
+    ],
+    validSet,
+  };
+}
 
 /** memrl's own tags, the same for every benchmark. */
 export const MEMRL_TAGS = {
@@ -53,20 +59,6 @@ export const Q_HISTOGRAM_TAGS = {
   failure: 'memrl/memory/q_failure_memories',
 } as const;
 
-export type TagFamily = 'hle' | 'alfworld' | 'llb' | 'bcb' | 'other';
-
-/** Which reference tag set a benchmark name uses ('other' = memrl tags only). */
-export function tagFamily(benchmark: string): TagFamily {
-  const b = benchmark.toLowerCase();
-  if (b === 'hle') return 'hle';
-  if (b === 'alfworld') return 'alfworld';
-  if (b === 'bcb' || b.startsWith('bigcodebench')) return 'bcb';
-  if (b.startsWith('llb') || ['db', 'os', 'db_bench', 'os_interaction', 'lifelongagentbench'].includes(b)) {
-    return 'llb';
-  }
-  return 'other';
-}
-
 /** Anything with a scalar() like TensorBoardWriter's. */
 export interface ScalarSink {
   scalar(tag: string, value: number, step: number, wallTime?: number): void;
@@ -75,38 +67,29 @@ export interface ScalarSink {
 export interface EpochScalarOptions {
   /** Which epoch of the report to write; default the report's last one. */
   epoch?: number;
-  /** Set name for `Evaluation/…/<set>` (ALFWorld, LLB); default the reference's. */
+  /** The validation set's name in `{set}`; default the family's own. */
   evalSet?: string;
 }
 
-/** The (tag, value) pairs for one epoch of a report; null metrics are left out. */
+/**
+ * The (tag, value) pairs for one epoch of a report; null metrics are left out. `family`
+ * is the benchmark's reference tags; a name (a benchmark that declares none) or 'other'
+ * gives memrl's own tags only.
+ */
 export function epochScalars(
-  benchmark: string,
+  family: TagFamily | string,
   report: MetricsReport,
   opts: EpochScalarOptions = {},
 ): { tag: string; value: number; step: number }[] {
   const e = pickEpoch(report, opts.epoch);
   if (e === undefined) return [];
   const phase = report.phase;
-  const family = tagFamily(benchmark);
   const out: { tag: string; value: number | null }[] = [];
   const add = (tag: string, value: number | null): void => void out.push({ tag, value });
 
-  if (family === 'hle') {
-    add(phase === 'train' ? HLE_TAGS.trainSectionAcc : HLE_TAGS.evalAcc, e.acc);
-    add(phase === 'train' ? HLE_TAGS.trainCumulativeAcc : HLE_TAGS.validCumulativeAcc, e.csr);
-  } else if (family === 'alfworld' || family === 'llb') {
-    if (phase === 'train') {
-      add(SUCCESS_RATE_TAGS.trainSectionSuccessRate, e.acc);
-      add(SUCCESS_RATE_TAGS.trainCumulativeSuccessRate, e.csr);
-      add(SUCCESS_RATE_TAGS.trainSectionAvgSteps, e.avgSteps);
-    } else {
-      const set = opts.evalSet ?? DEFAULT_EVAL_SET[family];
-      add(SUCCESS_RATE_TAGS.evalSuccessRate(set), e.acc);
-      add(SUCCESS_RATE_TAGS.evalAvgSteps(set), e.avgSteps);
-    }
-  } else if (family === 'bcb') {
-    add(BCB_TAGS.passAt1(phase), e.acc);
+  if (typeof family === 'object') {
+    const set = opts.evalSet ?? family.validSet ?? phase;
+    for (const [tag, metric] of family[phase]) add(tag.replace('{set}', set), e[metric]);
   }
 
   add(MEMRL_TAGS.acc(phase), e.acc);
@@ -125,11 +108,11 @@ export function epochScalars(
 /** Write one epoch of a report (step = epoch). Returns the number of scalars written. */
 export function writeEpochScalars(
   writer: ScalarSink,
-  benchmark: string,
+  family: TagFamily | string,
   report: MetricsReport,
   opts: EpochScalarOptions = {},
 ): number {
-  const scalars = epochScalars(benchmark, report, opts);
+  const scalars = epochScalars(family, report, opts);
   for (const s of scalars) writer.scalar(s.tag, s.value, s.step);
   return scalars.length;
 }

@@ -5,6 +5,7 @@
  * accuracy, memory analytics, the learning-dynamics analyses (docs/analysis.md), token use
  * per role and each run's manifest.
  */
+import { redactTree } from '../../util/redact.js';
 import type { RunFolder } from '../../results/run-folder.js';
 import { memrlVersion } from '../../util/version.js';
 import { benchmarkName, compareBenchmarks, compareMethods, methodName } from '../names.js';
@@ -104,10 +105,10 @@ function runsSection(items: readonly ReportRun[]): string {
     .map(({ run, label }) => {
       const t = run.metrics.train;
       const planned = run.summary?.epochsPlanned ?? run.manifest.epochs;
-      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td>${esc(run.status)}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
+      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td>${esc(run.status)}</td><td>${esc(run.release ?? '–')}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
     })
     .join('');
-  return `<table id="runs-table"><thead><tr><th>run</th><th>folder</th><th>model</th><th>train tasks</th><th>epochs</th><th>status</th><th>last</th><th>CSR</th><th>valid last</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table id="runs-table"><thead><tr><th>run</th><th>folder</th><th>model</th><th>train tasks</th><th>epochs</th><th>status</th><th>data</th><th>last</th><th>CSR</th><th>valid last</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function comparisonSection(table: ResultTable): string {
@@ -202,7 +203,7 @@ function forgettingSection(items: readonly ReportRun[]): string {
 
 function breakdownSection(items: readonly ReportRun[]): string {
   const withData = items.filter((i) => i.a.breakdown);
-  if (withData.length === 0) return '<p class="note">These runs record no task category or type (HLE rows carry <code>category</code>; BigCodeBench rows none).</p>';
+  if (withData.length === 0) return '<p class="note">These runs record no task category or type (a row carries one in <code>extra</code> when its benchmark\'s tasks have one).</p>';
   return withData
     .map(({ label, a }) => {
       const b = a.breakdown!;
@@ -242,9 +243,13 @@ function memorySection(items: readonly ReportRun[]): string {
       series: change.map(({ label, a }) => ({ label, points: a.retrievalChange.map((c) => ({ x: c.epoch, y: c.share })) })),
     });
   }
-  withMemory.forEach(({ label, a }, i) => {
+  withMemory.forEach(({ run, label, a }, i) => {
     html += `<h3>${esc(label)}</h3>`;
-    if (a.qByEpoch.some((q) => q.stats)) {
+    const flat = constantQ(a);
+    if (flat !== null) {
+      // A method whose ranking does not learn Q (MemP, RAG) would draw a flat line at its initial Q.
+      html += `<p class="note q-constant" data-run="${esc(run.id)}">Q is not charted: every memory this run retrieved had Q = ${f3(flat)}, in every epoch. Its Q did not change: a chart would be one flat line.</p>`;
+    } else if (a.qByEpoch.some((q) => q.stats)) {
       html += boxChart({ id: `q-dist-${i}`, title: 'Q of the retrieved memories, per epoch (min, quartiles, max)', xLabel: 'epoch', yLabel: 'Q', boxes: a.qByEpoch.map((q) => ({ label: String(q.epoch), stats: q.stats })) });
     }
     if (a.topMemories.length) {
@@ -252,7 +257,7 @@ function memorySection(items: readonly ReportRun[]): string {
         .map((m) => `<tr><td>${esc(m.id)}</td><td>${m.uses}</td><td>${f3(m.finalQ)}</td><td class="key" title="${esc(m.key ?? '')}">${esc(m.key ?? '')}</td></tr>`)
         .join('');
       html += `<table class="top-memories"><thead><tr><th>most used memory</th><th>retrievals</th><th>final Q</th><th>key</th></tr></thead><tbody>${rows}</tbody></table>`;
-      if (a.topMemories.some((m) => m.qByEpoch.length > 0)) {
+      if (flat === null && a.topMemories.some((m) => m.qByEpoch.length > 0)) {
         html += lineChart({
           id: `q-trajectory-${i}`,
           title: 'Q of the most used memories when retrieved (mean per epoch)',
@@ -266,6 +271,13 @@ function memorySection(items: readonly ReportRun[]): string {
     }
   });
   return html;
+}
+
+/** The one Q every retrieval of the run saw, in every epoch; null when Q varied or nothing was retrieved. */
+function constantQ(a: RunAnalytics): number | null {
+  const stats = a.qByEpoch.flatMap((q) => (q.stats ? [q.stats] : []));
+  const q = stats[0]?.min;
+  return q !== undefined && stats.every((s) => s.min === q && s.max === q) ? q : null;
 }
 
 function costSection(items: readonly ReportRun[]): string {
@@ -297,7 +309,9 @@ function manifestSection(items: readonly ReportRun[]): string {
   return items
     .map(({ run, label }) => {
       // Task id lists can run to hundreds of ids: show their length instead.
-      const m = { ...run.manifest, trainTaskIds: `[${run.manifest.trainTaskIds.length} task ids]`, validTaskIds: `[${run.manifest.validTaskIds.length} task ids]` };
+        // Redacted again: a run.json written before memrl redacted its command line must not carry a credential into the report.
+        const redacted = redactTree({ ...run.manifest }, (v) => v === 'sk-REPLACE_ME' || v === 'none');
+        const m = { ...redacted, trainTaskIds: `[${redacted.trainTaskIds.length} task ids]`, validTaskIds: `[${redacted.validTaskIds.length} task ids]` };
       return `<details><summary>${esc(label)} (${esc(run.id)})</summary><pre>${esc(JSON.stringify(m, null, 2))}</pre></details>`;
     })
     .join('');
