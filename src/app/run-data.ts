@@ -8,7 +8,6 @@ import type { Benchmark, BenchmarkModule, LoadedTasks, TaskBase } from '../core/
 import { describeSources, sourceLines, type DataSource } from '../data/identify.js';
 import { locate } from '../data/locations.js';
 import type { DatasetSpec } from '../data/manifest.js';
-import { pullDataset } from '../data/pull.js';
 import { dataDifference } from '../data/same-data.js';
 import { UserError } from '../util/errors.js';
 import type { Registry } from './registry.js';
@@ -25,6 +24,8 @@ export function datasetsOf(registry: Registry): DatasetSpec[] {
 export async function pullMissing(spec: DatasetSpec, io: { err(text: string): void; tty: boolean }, signal?: AbortSignal): Promise<boolean> {
   if (spec.files.every((f) => locate(f))) return false;
   io.err(`--pull: fetching ${spec.title} ${spec.release} into the cache first\n`);
+  // The downloader (undici) loads only when something is pulled.
+  const { pullDataset } = await import('../data/pull.js');
   await pullDataset(spec, { err: (t) => io.err(t), tty: io.tty, ...(signal ? { signal } : {}) });
   return true;
 }

@@ -127,6 +127,8 @@ async function attempt(req: DownloadRequest, offset: number): Promise<{ size: nu
   try {
     await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), count, out);
   } catch (err) {
+    // A write still in flight must land before the next attempt measures the .part and appends to it.
+    if (!out.closed) await new Promise<void>((settle) => out.once('close', () => settle()));
     const code = networkCause(err);
     if (code === 'ENOSPC' || code === 'EDQUOT') throw new DataFetchError('disk', code);
     if (req.signal?.aborted) throw err;

@@ -6,10 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { datasetsOf } from '../../app/run-data.js';
 import type { Registry } from '../../app/registry.js';
-import { locateOrSample, originWords } from '../../data/locations.js';
 import type { DatasetSpec } from '../../data/manifest.js';
-import { pullDataset } from '../../data/pull.js';
-import { fileRows, formatList, formatVerify, rowAdvice } from '../../data/status.js';
 import { closest } from '../../config/issues.js';
 import { UserError } from '../../util/errors.js';
 import { withExamples } from '../help.js';
@@ -47,6 +44,8 @@ export function registerDataCommand(program: Command, registry: Registry): void 
     const specs = pick(registry, names, 'pull');
     if (names.includes('all')) for (const s of datasetsOf(registry).filter((x) => x.gated)) process.stderr.write(`${s.name}: gated, so not part of all: memrl data pull ${s.name} (accept its terms at ${s.gated}, set HF_TOKEN)\n`);
     const tty = process.stderr.isTTY === true;
+    // The downloader (undici) and the Parquet reader load only when a pull runs, not for --help.
+    const { pullDataset } = await import('../../data/pull.js');
     for (const spec of specs) await pullDataset(spec, { ...(flags.from ? { from: resolve(flags.from) } : {}), err: (t) => process.stderr.write(t), tty });
   });
 
@@ -54,6 +53,7 @@ export function registerDataCommand(program: Command, registry: Registry): void 
     plugin(data.command('list').description('each dataset: release, licence, and per file its source, size, sha256, where its copy is, and present / missing / corrupt').argument('[names...]', 'datasets (default: all)')),
     ['memrl data list', 'memrl data list bcb'],
   ).action(async (names: string[]) => {
+    const { fileRows, formatList } = await import('../../data/status.js');
     process.stdout.write(formatList(await fileRows(pick(registry, names, 'list'))));
   });
 
@@ -66,6 +66,7 @@ export function registerDataCommand(program: Command, registry: Registry): void 
     ),
     ['memrl data verify', 'memrl data verify bcb llb'],
   ).action(async (names: string[]) => {
+    const { fileRows, formatVerify, rowAdvice } = await import('../../data/status.js');
     const rows = await fileRows(pick(registry, names, 'verify'));
     process.stdout.write(formatVerify(rows));
     const bad = rows.filter((r) => r.status === 'corrupt' || (names.length > 0 && r.status === 'missing'));
@@ -75,7 +76,8 @@ export function registerDataCommand(program: Command, registry: Registry): void 
   withExamples(
     plugin(data.command('path').description('the copy of each file a run reads (cache, then the mirror, then the embedded sample), one per line').argument('<name>', 'a dataset')),
     ['memrl data path bcb', 'memrl data path llb | xargs ls -l'],
-  ).action((name: string) => {
+  ).action(async (name: string) => {
+    const { locateOrSample, originWords } = await import('../../data/locations.js');
     const [spec] = pick(registry, [name], 'path');
     for (const file of spec!.files) {
       const found = locateOrSample(file);
