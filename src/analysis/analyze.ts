@@ -13,7 +13,7 @@ import { ablations, noiseSurvival, similarityVsGain, type Ablation, type NoiseSu
 import { lifelong, type Lifelong } from './lifelong.js';
 import { memoryDynamics, type MemoryDynamics } from './memory-dynamics.js';
 import { qCritic, type QCritic } from './q-critic.js';
-import { runInputOf, type RunInput } from './run-input.js';
+import { NO_MEMORY_METHODS, runInputOf, type RunInput } from './run-input.js';
 import { meanPairwiseCosine, taskKeys } from './similarity.js';
 
 export const ANALYSIS_FILE = 'analysis.json';
@@ -59,7 +59,9 @@ export async function analyzeRun(run: RunInput, opts: AnalyzeOptions = {}): Prom
 
 /** The analyses that need no embedder (the report's fallback when a run has no analysis.json). */
 export function analyzeRunWithoutEmbedding(run: RunInput, opts: Omit<AnalyzeOptions, 'embedderFor'> = {}): RunAnalysis {
-  const noMemory = `${run.method} keeps no memory`;
+  // A method that never keeps one (none, passk), or one that kept none in this run.
+  const noMemory = NO_MEMORY_METHODS.has(run.method) ? `${run.method} keeps no memory` : `${run.method} kept no memory in this run (none written, none retrieved)`;
+  const constantQ = `${run.method} ${run.ranksBySimilarity ? 'ranks memories by similarity and ' : ''}learned no Q in this run (no memory's Q changed): a constant Q predicts nothing`;
   const retrieved = run.rows.some((r) => r.retrievedIds.length > 0);
   const keys = taskKeys(run.memories);
   const similarity: RunAnalysis['similarity'] =
@@ -73,7 +75,7 @@ export function analyzeRunWithoutEmbedding(run: RunInput, opts: Omit<AnalyzeOpti
     qCritic: !run.keepsMemory
       ? { notApplicable: `${noMemory}: there is no Q to relate to success` }
       : !run.learnsQ
-        ? { notApplicable: `${run.method} ranks memories by similarity; its Q is constant and predicts nothing` }
+        ? { notApplicable: constantQ }
         : !retrieved
           ? { notApplicable: 'no episode injected a memory' }
           : { value: qCritic(run, { iterations: opts.bootstrapIterations ?? 1000, seed: run.seed ?? 0 }) },

@@ -32,10 +32,12 @@ export interface RunInput {
   memories: readonly MemoryFacts[];
   qHistory: readonly QSnapshot[];
   metrics: RunSummary;
-  /** The method keeps memories (not none/passk). */
+  /** The method keeps memories: not none/passk, and for any other method, the run wrote or retrieved one. */
   keepsMemory: boolean;
-  /** The method learns Q from rewards (memrl); rag/memp/mem0 rank by similarity with a constant Q. */
+  /** The method learns Q from rewards: it declares memrl's engine, or some memory's Q changed during the run. */
   learnsQ: boolean;
+  /** Its retrievals carry similarities (rows' retrievedSim), i.e. it ranks memories by similarity. */
+  ranksBySimilarity: boolean;
   /** The engine parameters as run (k1, k2, weightQ, …), for ablations; none for a run not started by memrl run. */
   params: Partial<MemoryParams>;
   /** Probability with which the learning signal was flipped (--reward-noise); 0 = clean. */
@@ -44,13 +46,15 @@ export interface RunInput {
   embedding: ConfigTree | null;
 }
 
-const NO_MEMORY_METHODS = new Set(['none', 'passk']);
+/** Built-in methods that never keep a memory. */
+export const NO_MEMORY_METHODS: ReadonlySet<string> = new Set(['none', 'passk']);
 
 export function runInputOf(run: RunFolder): RunInput {
   const params: Partial<MemoryParams> = run.manifest.memoryParams ?? {};
   const config = run.manifest.config ?? {};
   const memrlSection = subtree(config.memrl);
   const memories = readMemories(join(run.dir, MEMORIES_FILE)).map(factsOf);
+  const qHistory = readQHistory(join(run.dir, Q_HISTORY_FILE));
   return {
     id: run.id,
     benchmark: run.benchmark,
@@ -59,10 +63,12 @@ export function runInputOf(run: RunFolder): RunInput {
     seed: run.seed,
     rows: run.rows,
     memories,
-    qHistory: readQHistory(join(run.dir, Q_HISTORY_FILE)),
+    qHistory,
     metrics: run.metrics,
-    keepsMemory: !NO_MEMORY_METHODS.has(run.method),
-    learnsQ: (params.method ?? run.method) === 'memrl',
+    keepsMemory: !NO_MEMORY_METHODS.has(run.method) && (memories.length > 0 || run.rows.some((r) => r.retrievedIds.length > 0)),
+    // Declared (the engine it runs on, in run.json's memoryParams), else seen: a plug-in's own Q counts once it moves.
+    learnsQ: (params.method ?? run.method) === 'memrl' || qChanged(qHistory, run.rows),
+    ranksBySimilarity: run.rows.some((r) => (r.retrievedSim ?? []).some((s) => s !== 0)),
     params,
     rewardNoise: typeof memrlSection.reward_noise === 'number' ? memrlSection.reward_noise : 0,
     embedding: config.embedding === undefined ? null : subtree(config.embedding),
@@ -83,4 +89,18 @@ function factsOf(r: MemoryLine): MemoryFacts {
     ...(r.meta.taskId !== undefined ? { taskId: r.meta.taskId } : {}),
     ...(r.meta.epoch !== undefined ? { epoch: r.meta.epoch } : {}),
   };
+}
+
+/** Some memory's Q differs between two epochs' snapshots, or between two retrievals of it. */
+function qChanged(history: readonly QSnapshot[], rows: readonly OutcomeRow[]): boolean {
+  const first = new Map<string, number>();
+  const differs = (id: string, q: number | undefined): boolean => {
+    if (q === undefined) return false;
+    const was = first.get(id);
+    if (was === undefined) first.set(id, q);
+    return was !== undefined && was !== q;
+  };
+  if (history.some((s) => s.ids.some((id, i) => differs(id, s.q[i])))) return true;
+  first.clear();
+  return rows.some((r) => r.retrievedIds.some((id, i) => differs(id, r.retrievedQ?.[i])));
 }

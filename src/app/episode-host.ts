@@ -6,8 +6,9 @@
  * folder: the run's process stays its only writer, and gets back the outcome, the
  * usage to count and the replies to record.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Benchmark, LoadedTasks, TaskBase } from '../core/benchmark.js';
 import type { RunJson } from '../core/run-files/index.js';
@@ -24,7 +25,8 @@ import { RunFolder } from '../runner/run-folder.js';
 import { asWorkOfRun } from '../env/container/labels.js';
 import { UserError } from '../util/errors.js';
 import { loadConfig } from './config.js';
-import { loadPlugins } from './plugins.js';
+import { observePlugin } from './plugin-guard/index.js';
+import { withRecordedPlugins } from './plugins.js';
 import { findBenchmark, type Registry } from './registry.js';
 import { resumedConfig } from './resume.js';
 import { chatCacheIdentity, liveChatModel, modelLabelOf } from './run-models.js';
@@ -61,9 +63,7 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   const manifest = folder.readManifest();
   const cwd = manifest.cwd ?? process.cwd();
   // The run's plug-ins (run.json records their paths), unless this worker loaded them already.
-  const loadedHere = new Set([...opts.registry.origins.values()].map((p) => resolve(p)));
-  const plugins = (manifest.plugins ?? []).filter((p) => !loadedHere.has(resolve(p)));
-  const registry = plugins.length ? await loadPlugins(opts.registry, plugins, cwd) : opts.registry;
+  const registry = await withRecordedPlugins(opts.registry, manifest.plugins ?? [], cwd);
   const bench = findBenchmark(registry, manifest.benchmark);
   const given = loadConfig(undefined, { resume: runDir }, bench.name, { registry, cwd });
   const cfg = resumedConfig({ registry, benchmark: bench.name, flags: { resume: runDir }, given, dir: runDir, cwd });
@@ -81,6 +81,16 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
     throw err;
   }
   const player = benchmark.simPlayer([...loaded.train, ...loaded.valid]);
+  // A plug-in's faults, told to the episode they happen in: the run stops on a violation as it would locally.
+  const faults = new AsyncLocalStorage<EpisodeFaults>();
+  observePlugin(benchmark, {
+    log,
+    violation: (err) => {
+      const f = faults.getStore();
+      if (f) f.violation ??= err.message;
+    },
+    crashed: (err, where) => faults.getStore()?.crashes.push({ where, stack: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+  });
 
   // Replies the run already has (its recording as of now, the shared --cache, a replayed run's) answer first.
   const own = new ResponseStore(runCacheFile(runDir), { readOnly: true });
@@ -108,9 +118,18 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
     const wrap = (m: ChatModel, llm: LlmSettings, health: EndpointHealth): MeteredChatModel => new MeteredChatModel(tap(new CachedChatModel(m, chatCacheIdentity(llm), layers), metered), ledger, log, health);
     const model = wrap(agentInner, cfg.llm, agentHealth);
     const judge = judgeInner && cfg.judge && judgeHealth ? wrap(judgeInner, cfg.judge, judgeHealth) : undefined;
-    const outcome = await asWorkOfRun(runId, () => playEpisode(benchmark, task, { model, ...(judge ? { judge } : {}) }, { epoch: req.epoch, phase: req.phase, memories: req.memories, log }));
+    const seen: EpisodeFaults = { crashes: [] };
+    const outcome = await faults.run(seen, () => asWorkOfRun(runId, () => playEpisode(benchmark, task, { model, ...(judge ? { judge } : {}) }, { epoch: req.epoch, phase: req.phase, memories: req.memories, log })));
     const fatal = model.fatal ?? judge?.fatal;
-    return { outcome, metered, replies, worker: opts.worker, ...(fatal ? { fatal: fatal.message } : {}) };
+    return {
+      outcome,
+      metered,
+      replies,
+      worker: opts.worker,
+      ...(fatal ? { fatal: fatal.message } : {}),
+      ...(seen.violation ? { violation: seen.violation } : {}),
+      ...(seen.crashes.length ? { crashes: seen.crashes } : {}),
+    };
   };
   return {
     openedAt,
@@ -120,6 +139,12 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
       await benchmark.close?.();
     },
   };
+}
+
+/** What a plug-in did wrong during one episode. */
+interface EpisodeFaults {
+  violation?: string;
+  crashes: { where: string; stack: string }[];
 }
 
 /** Every call's usage, in the order made, for the run's ledger. */

@@ -54,6 +54,30 @@ export async function loadPlugins(base: Registry, specs: readonly string[], cwd 
   return added.length ? withPlugins(base, added) : base;
 }
 
+/**
+ * `base` with the modules a job names (a run's run.json, a sweep cell's job): those
+ * `base` holds already (a worker started with --plugin) are not loaded twice. A process
+ * that opens many runs (a worker) loads each set once.
+ */
+export async function withRecordedPlugins(base: Registry, paths: readonly string[], cwd = process.cwd()): Promise<Registry> {
+  // What the process loaded itself (--plugin) is relative to its own folder; the job's paths to the run's.
+  const loadedHere = new Set([...base.origins.values()].map((p) => resolve(p)));
+  const missing = [...new Set(paths.map((p) => resolve(cwd, p)))].filter((p) => !loadedHere.has(p));
+  if (missing.length === 0) return base;
+  const byBase = (recorded.get(base) ?? recorded.set(base, new Map()).get(base))!;
+  const key = missing.join('\0');
+  let loading = byBase.get(key);
+  if (!loading) {
+    loading = loadPlugins(base, missing, cwd);
+    byBase.set(key, loading);
+    // A module that failed to load may be fixed by the next job: not kept.
+    loading.catch(() => byBase.delete(key));
+  }
+  return loading;
+}
+
+const recorded = new WeakMap<Registry, Map<string, Promise<Registry>>>();
+
 async function importPlugin(spec: string, path: string): Promise<Record<string, unknown>> {
   if (!existsSync(path)) throw new UserError(`plugin ${spec}: no such file (${path}); give the path of a .js or .ts module`, 'plugin_missing');
   if (statSync(path).isDirectory()) throw new UserError(`plugin ${spec}: is a directory; give the module file (e.g. ${spec}/index.ts)`, 'plugin_missing');

@@ -30,9 +30,9 @@ import { fileReporters, ProgressReporter } from '../runner/reporters/index.js';
 import { RunFolder } from '../runner/run-folder.js';
 import { runBenchmark, type RunResult } from '../runner/run.js';
 import { MemrlError, UserError } from '../util/errors.js';
-import { observePlugin } from './plugin-guard/index.js';
+import { ContractViolation, observePlugin } from './plugin-guard/index.js';
 import type { Slots } from '../util/slots.js';
-import type { EpisodeDispatcher } from '../runner/remote-episodes.js';
+import type { EpisodeDispatcher, EpisodeResult } from '../runner/remote-episodes.js';
 import type { RateGateFactory } from '../llm/rate-gate.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { gitCommit, memrlVersion } from '../util/version.js';
@@ -206,12 +206,26 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const embedder = runEmbedder(cfg.embedding, cacheLayers, ledger);
 
   const queued = options.episodeQueue ? await options.episodeQueue({ runDir, benchmark: bench.name, config: cfg.config }) : undefined;
+  // A plug-in's faults in an episode a worker played: its crashes' stacks in this run's log, a violation stops the run as here.
+  const pluginFaultsOnWorker = (res: EpisodeResult): void => {
+    for (const c of res.crashes ?? []) {
+      log.error({ event: 'plugin_crashed', plugin: options.registry.origins.get(bench.name), where: c.where, stack: c.stack, worker: res.worker }, 'plug-in threw');
+      if (options.flags.verbose === true) io.err(`plug-in ${c.where} threw on ${res.worker}: ${c.stack}\n`);
+    }
+    if (res.violation && !violated) {
+      // The worker names the module by the absolute path it loaded; here it is named as given.
+      const origin = options.registry.origins.get(bench.name);
+      violated = new ContractViolation(origin ? res.violation.replace(`plugin ${resolve(cwd, origin)}: `, `plugin ${origin}: `) : res.violation);
+      abort.abort();
+    }
+  };
   // Replies a worker got live go into this run's own recording, as if this process had made the calls.
   const episodes: EpisodeDispatcher | undefined = queued && {
     label: queued.label,
     play: async (req, signal) => {
       const res = await queued.play(req, signal);
       for (const e of res.replies) cacheLayers.record[0]?.put(e);
+      pluginFaultsOnWorker(res);
       return res;
     },
     runOpened: (dir) => queued.runOpened?.(dir),

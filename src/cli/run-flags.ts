@@ -10,7 +10,7 @@
  */
 import { Command, InvalidArgumentError, Option, type OptionValues } from 'commander';
 import { flagAttr, FlagValueError, longName, type FlagDef, type FlagValues } from '../config/flags.js';
-import { runFlagsFor } from '../config/run-flags.js';
+import { helpDefaults, runFlagsFor } from '../config/run-flags.js';
 import type { BenchmarkConfigPart } from '../config/types.js';
 import { builtinRegistry, findBenchmark, type Registry } from '../app/registry.js';
 
@@ -59,9 +59,10 @@ export function addFlags(cmd: Command, defs: readonly (FlagDef & { default?: unk
   return cmd;
 }
 
-/** Adds `memrl run <benchmark>`'s flags to `cmd`. */
-export function addRunOptions(cmd: Command, benchmark: string | BenchmarkConfigPart, registry?: Registry): Command {
-  return addFlags(cmd, runFlagDefs(benchmark, registry));
+/** Adds `memrl run <benchmark>`'s flags to `cmd`, their help's defaults filled in as the run would resolve them. */
+export function addRunOptions(cmd: Command, benchmark: string | BenchmarkConfigPart, registry: Registry = builtinRegistry()): Command {
+  const part = typeof benchmark === 'string' ? findBenchmark(registry, benchmark) : benchmark;
+  return addFlags(cmd, runFlagsFor(part, registry.methods.map((m) => m.name), helpDefaults(registry, part)));
 }
 
 // commander's attribute name for '--split_file' is 'split_file'; for '--split-file', 'splitFile'.

@@ -21,7 +21,7 @@ import { interpolateEnv, type Env } from './interpolate.js';
 import { closest, dotted, formatIssues } from './issues.js';
 import { resolveConfig } from './resolve.js';
 import { runFlagsFor } from './run-flags.js';
-import { buildConfigSchema, type ConfigSchemaType } from './schema.js';
+import { schemaFor } from './schema.js';
 import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, ResolvedConfig } from './types.js';
 import { objectAt } from './schema-walk.js';
 import { readYamlFile, type KeyPath, type YamlSource } from './yaml-source.js';
@@ -59,17 +59,8 @@ export function quickstartPath(): string {
   return asset(...QUICKSTART_CONFIG.split('/'));
 }
 
-const schemas = new WeakMap<ConfigRegistry, ConfigSchemaType>();
-
-/** The config schema of a registry (built once per registry). */
-export function schemaFor(registry: ConfigRegistry): ConfigSchemaType {
-  let schema = schemas.get(registry);
-  if (!schema) {
-    schema = buildConfigSchema(registry);
-    schemas.set(registry, schema);
-  }
-  return schema;
-}
+// Where it always was for its importers; it lives beside the schema (help builds it without loading YAML).
+export { schemaFor };
 
 /** A registered benchmark's config part; an unknown name is a one-line error with the nearest name. */
 export function benchmarkPart(registry: ConfigRegistry, name: string): BenchmarkConfigPart {

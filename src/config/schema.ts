@@ -524,3 +524,15 @@ export function sectionOf<S>(tree: MemrlConfig, name: string): S {
 
 /** The zod schema type of a composed config (for code that walks it). */
 export type ConfigSchemaType = ReturnType<typeof buildConfigSchema>;
+
+const schemas = new WeakMap<SchemaParts, ConfigSchemaType>();
+
+/** The config schema of a registry (built once per registry). */
+export function schemaFor(registry: SchemaParts): ConfigSchemaType {
+  let schema = schemas.get(registry);
+  if (!schema) {
+    schema = buildConfigSchema(registry);
+    schemas.set(registry, schema);
+  }
+  return schema;
+}

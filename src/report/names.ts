@@ -20,14 +20,25 @@ export function rememberNames(manifest: Pick<RunJson, 'benchmark' | 'benchmarkNa
   if (manifest.methodName !== undefined) recorded.methods.set(manifest.method, manifest.methodName);
 }
 
+/**
+ * `name`, or `name (id)` when another known id has the same display name (two plug-ins
+ * called "Arithmetic"): rows and columns are keyed by id, and their headers must tell
+ * them apart too.
+ */
+function distinct(id: string, name: string, known: readonly { name: string; displayName: string }[], seen: ReadonlyMap<string, string>): string {
+  const others = [...known.map((k) => [k.name, k.displayName] as const), ...seen].filter(([other, shown]) => other !== id && shown === name);
+  return others.length ? `${name} (${id})` : name;
+}
+
 export function methodName(id: string): string {
-  return BUILTIN_METHODS.find((m) => m.name === id)?.displayName ?? METHOD_ALIASES[id] ?? recorded.methods.get(id) ?? id;
+  const own = BUILTIN_METHODS.find((m) => m.name === id)?.displayName ?? recorded.methods.get(id);
+  return own ? distinct(id, own, BUILTIN_METHODS, recorded.methods) : (METHOD_ALIASES[id] ?? id);
 }
 
 /** A benchmark's display name; a variant column ('llb-db') reads as its benchmark's name and variant ('LLB db'). */
 export function benchmarkName(id: string): string {
   const own = BUILTIN_BENCHMARKS.find((b) => b.name === id)?.displayName ?? recorded.benchmarks.get(id);
-  if (own) return own;
+  if (own) return distinct(id, own, BUILTIN_BENCHMARKS, recorded.benchmarks);
   const [base, ...variant] = id.split('-');
   const baseName = variant.length ? (BUILTIN_BENCHMARKS.find((b) => b.name === base)?.displayName ?? recorded.benchmarks.get(base!)) : undefined;
   return baseName ? `${baseName} ${variant.join('-')}` : id;

@@ -42,6 +42,10 @@ export interface EpisodeResult {
   replies: CacheEntry[];
   /** The worker's endpoint refused in a way every later call would repeat (bad key, unknown model). */
   fatal?: string;
+  /** A plug-in broke its contract during the episode (the one-line message): the run stops as it would locally. */
+  violation?: string;
+  /** A plug-in's own exceptions during the episode, with their stacks, for the run's log. */
+  crashes?: { where: string; stack: string }[];
   /** Which worker played it (for messages). */
   worker: string;
 }

@@ -43,7 +43,7 @@ export async function runSweepOnQueue(sweep: OpenSweep, opts: QueueSweepOptions)
         cells.map(async (cell) => {
           const job = await queues.get(q)!.add(
             'cell',
-            { sweepDir: sweep.dir, sweepName: sweep.spec.name, cellId: cell.id },
+            { sweepDir: sweep.dir, sweepName: sweep.spec.name, cellId: cell.id, ...(sweep.spec.plugins.length ? { plugins: sweep.spec.plugins } : {}) },
             { jobId: cellJobId(sweep.dir, cell.id), attempts: 3, backoff: { type: 'fixed', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
           );
           states.set(cell.id, { ...states.get(cell.id)!, status: 'running' });

@@ -58,6 +58,8 @@ export interface CellJob {
   sweepDir: string;
   sweepName: string;
   cellId: string;
+  /** The sweep's plug-ins, by absolute path: the worker loads them before it runs the cell. */
+  plugins?: string[];
 }
 
 /** Stable across re-runs of the same sweep, so a cell is queued once however often the sweep command runs. */

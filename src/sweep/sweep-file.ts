@@ -4,6 +4,7 @@
  * key is one line naming the file, the line and the key.
  *
  *   name: quickstart
+ *   plugins: [../plugins/my-bench.ts]   # optional; relative to this file (plugins.ts)
  *   base: ../quickstart.yaml            # relative to this file; or per benchmark: { bcb: ../bcb.yaml, … }
  *   set: { memrl.limit: 4 }             # every cell
  *   axes:
@@ -25,6 +26,7 @@ import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
 import type { ConfigAssignments } from '../config/types.js';
 import type { Registry } from '../app/registry.js';
 import { UserError } from '../util/errors.js';
+import { sweepPlugins } from './plugins.js';
 
 /** Axes with a name of their own; any other axis is a dotted config key. */
 export const NAMED_AXES = ['benchmark', 'method', 'seed'] as const;
@@ -47,6 +49,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const SweepFileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only (it names the sweep folder)'),
+    plugins: z.array(z.string().min(1)).default([]),
     base: z.union([z.string(), z.record(z.string())]).optional(),
     set: z.record(z.unknown()).default({}),
     axes: z.record(z.array(scalar).min(1, 'give at least one value')),
@@ -60,6 +63,8 @@ export interface SweepSpec {
   name: string;
   /** Absolute path of the sweep file. */
   file: string;
+  /** Absolute paths of its plug-ins (its plugins: list, then its base configs' memrl.plugins): workers load them too. */
+  plugins: string[];
   /** Absolute path of the base config by benchmark axis value ('*': every one), if any (else the quickstart defaults). */
   base: Record<string, string>;
   set: ConfigAssignments;
@@ -82,7 +87,7 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
     const key = issue.path.join('.');
     const what =
       issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')} (a sweep file has name, base, set, axes, overrides)`
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')} (a sweep file has name, plugins, base, set, axes, overrides)`
         : issue.code === 'invalid_type' && issue.received === 'undefined'
           ? 'missing'
           : issue.message;
@@ -106,7 +111,7 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
   if (benchmarks.length === 0) fail(src, path, ['axes'], 'axes.benchmark is missing: name the benchmark(s) to run, e.g. benchmark: [bcb]');
   const variants = benchmarkVariants(registry);
   const known = [...registry.benchmarks.map((b) => b.name), ...Object.keys(variants)];
-  for (const b of benchmarks) if (!known.includes(b)) fail(src, path, ['axes', 'benchmark'], `unknown benchmark ${b} (known: ${known.join(', ')})`);
+  for (const b of benchmarks) if (!known.includes(b)) fail(src, path, ['axes', 'benchmark'], `unknown benchmark ${b} (known: ${known.join(', ')}); a plug-in's are added by the sweep file's plugins: list`);
   const base: Record<string, string> = {};
   // A base config must exist now: found missing later, it was a raw ENOENT after the sweep folder was made.
   const baseFile = (where: (string | number)[], given: string): string => {
@@ -121,9 +126,9 @@ export function readSweepFile(path: string, registry: Registry): SweepSpec {
       base[b] = baseFile(['base', b], p);
     }
   const methods = registry.methods.map((m) => m.name);
-  for (const m of (spec.axes.method ?? []).map(String)) if (!methods.includes(m)) fail(src, path, ['axes', 'method'], `unknown method ${m} (known: ${methods.join(', ')})`);
+  for (const m of (spec.axes.method ?? []).map(String)) if (!methods.includes(m)) fail(src, path, ['axes', 'method'], `unknown method ${m} (known: ${methods.join(', ')}); a plug-in's are added by the sweep file's plugins: list`);
   for (const s of spec.axes.seed ?? []) if (!Number.isInteger(s) || (s as number) < 0) fail(src, path, ['axes', 'seed'], `seed ${String(s)}: give whole numbers ≥ 0`);
-  return { name: spec.name, file, base, set: spec.set, axes: spec.axes, overrides: spec.overrides, variants };
+  return { name: spec.name, file, plugins: sweepPlugins(path), base, set: spec.set, axes: spec.axes, overrides: spec.overrides, variants };
 }
 
 function fail(src: YamlSource, path: string, where: (string | number)[], message: string): never {

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { Worker, type Job } from 'bullmq';
+import { withRecordedPlugins } from '../app/plugins.js';
 import { startRun } from '../app/start-run.js';
 import type { Registry } from '../app/registry.js';
 import { checkBwrap } from '../env/bwrap/check.js';
@@ -146,8 +147,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const cell = state.cells.find((c) => c.id === cellId);
     if (!cell) throw new UserError(`${sweepDir}: no cell ${cellId} in sweep.json`);
     opts.log(`worker ${name}: cell ${cellId} of ${job.data.sweepName} (attempt ${job.attemptsMade + 1})\n`);
+    // The sweep's plug-ins, by the absolute paths the coordinator loaded them from.
+    const registry = await withRecordedPlugins(opts.registry, job.data.plugins ?? []);
     const handle = await startRun(
-      { benchmark: cell.benchmark, flags: cellFlags(sweepDir, cell), registry: opts.registry, command: ['worker', job.data.sweepName, cellId], rateGates: gates.factory },
+      { benchmark: cell.benchmark, flags: cellFlags(sweepDir, cell), registry, command: ['worker', job.data.sweepName, cellId], rateGates: gates.factory },
       { err: (t) => opts.log(t.replace(/^(?=.)/gm, `[${cellId}] `)), tty: false },
     );
     const end = await handle.done;

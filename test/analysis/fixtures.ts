@@ -51,6 +51,7 @@ export function runOf(rows: OutcomeRow[], over: Partial<RunInput> = {}): RunInpu
     metrics: summarize(rows),
     keepsMemory: true,
     learnsQ: true,
+    ranksBySimilarity: true,
     params: {},
     rewardNoise: 0,
     embedding: null,

@@ -3,7 +3,7 @@
  * command (timestamps, durations, cache provenance): what crash-resume and distributed
  * runs are compared on, byte for byte.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { readOutcomesArrow } from '../../src/metrics/outcome-arrow.js';
@@ -65,6 +65,13 @@ function tensorboard(dir: string): string[] {
   return out;
 }
 
+/** A plug-in method's own snapshot, minus what it holds of commit times (`commit`'s `at` is the clock's). */
+function withoutTimes(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutTimes);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => !['at', 'createdAt', 'updatedAt'].includes(k)).map(([k, x]) => [k, withoutTimes(x)]));
+}
+
 /** Everything the final state is made of, minus timestamps, durations and paths. */
 export function finalState(dir: string): Record<string, unknown> {
   const rows = readOutcomeRows(join(dir, 'outcomes.jsonl'));
@@ -74,7 +81,8 @@ export function finalState(dir: string): Record<string, unknown> {
   return {
     outcomes: rows.rows.map(stripRow),
     arrow: readOutcomesArrow(join(dir, 'outcomes.arrow')).map(stripRow),
-    traces: lines(join(dir, 'traces.jsonl')),
+    // Multi-turn benchmarks only: a single-turn one writes no traces.jsonl.
+    traces: existsSync(join(dir, 'traces.jsonl')) ? lines(join(dir, 'traces.jsonl')) : [],
     // Every model call of every episode, as sent and answered (not when or whether from the cache).
     transcripts: readTranscripts(dir).map((t) => ({ ...t, calls: t.calls.map(({ latencyMs: _l, cached: _c, ...call }) => call) })),
     metrics: readFileSync(join(dir, 'metrics.json'), 'utf8'),
@@ -82,7 +90,8 @@ export function finalState(dir: string): Record<string, unknown> {
     checkpoint: {
       epochCompleted: ckpt.epochCompleted,
       validatedBeforeTraining: ckpt.validatedBeforeTraining,
-      memory: { ...ckpt.memory, records: ckpt.memory.records.map(stripMemory) },
+      // The engine's state has records with timestamps; a plug-in method's is its own snapshot, kept whole.
+      memory: Array.isArray(ckpt.memory?.records) ? { ...ckpt.memory, records: ckpt.memory.records.map(stripMemory) } : withoutTimes(ckpt.memory),
     },
     summary: { status: summary.status, epochsCompleted: summary.epochsCompleted, memory: summary.memory, metrics: summary.metrics },
     tensorboard: tensorboard(dir),

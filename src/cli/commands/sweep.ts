@@ -50,8 +50,11 @@ export function registerSweepCommand(program: Command, registry: Registry): void
         const { checkReachable, queueTarget } = await import('../../sweep/queue.js');
         await checkReachable(queueTarget(flags.queue));
       }
+      // The sweep's plug-ins (its plugins: list, its base configs' memrl.plugins) before its axes are checked.
+      const { sweepRegistry } = await import('../../sweep/plugins.js');
+      const withPlugins = await sweepRegistry(file, registry);
       const { openSweep } = await import('../../sweep/prepare.js');
-      const sweepOpen = openSweep(file, flags.outputDir, registry);
+      const sweepOpen = openSweep(file, flags.outputDir, withPlugins);
       const ac = new AbortController();
       let interrupts = 0;
       const onSigint = (signal: NodeJS.Signals): void => {
@@ -71,7 +74,7 @@ export function registerSweepCommand(program: Command, registry: Registry): void
           process.stderr.write(`memrl: sweep ${sweepOpen.spec.name}: ${sweepOpen.cells.length} cells, ${left} to run (${sweepOpen.dir})\n`);
           const { cellStarts, renderCellStarts } = await import('../../sweep/cell-starts.js');
           process.stderr.write(renderCellStarts(cellStarts(sweepOpen)));
-          cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry, err: (t) => process.stderr.write(t), signal: ac.signal });
+          cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry: withPlugins, err: (t) => process.stderr.write(t), signal: ac.signal });
         }
         const { renderSweepStatus } = await import('../../sweep/status.js');
         const { readSweepState } = await import('../../sweep/state.js');
