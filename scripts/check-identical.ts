@@ -16,13 +16,15 @@
  * `memrl worker` of the same build. Exit code 1 when any case differs.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { compareRunFolders, firstDifference, maskStderr } from './identical/run-folder-diff.js';
 
 const HERE = resolve(import.meta.dirname, '..', '..');
-const HLE = join(HERE, 'test/fixtures/hle/hle_snappy.parquet');
+// A copy outside both checkouts: each build names its own fixture by its path, so either checkout's copy would read as different.
+const HLE = join(mkdtempSync(join(tmpdir(), 'memrl-identical-hle-')), 'hle_snappy.parquet');
+copyFileSync(join(HERE, 'test/fixtures/hle/hle_snappy.parquet'), HLE);
 const SIM = 'llm: {provider: sim}\nembedding: {provider: local}\n';
 const ALF = `${SIM}memrl:\n  alfworld:\n    env: standin\n    games_per_type: {train: 2, valid_seen: 1, valid_unseen: 1}\n`;
 const METHODS = ['none', 'rag', 'memp', 'memrl', 'passk', 'reflection', 'selfrag', 'mem0'];
