@@ -2,7 +2,7 @@
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunFolder } from '../results/run-folder.js';
-import { readTranscripts } from '../metrics/transcripts.js';
+import { readTranscripts } from '../core/run-files/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { EXPORT_FORMATS, exportOutcomes, type ExportFormat } from './export-outcomes.js';
 

@@ -9,6 +9,7 @@
 import type { LoadedTasks, TaskBase } from '../core/benchmark.js';
 import type { MethodInstance, MethodModule } from '../core/method.js';
 import type { RunInfo } from '../core/reporter.js';
+import type { EvaluatorFacts } from '../core/run-files/index.js';
 import { EndpointHealth } from '../llm/endpoint-health.js';
 import { UsageLedger } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
@@ -39,7 +40,7 @@ export interface OpenRun<T extends TaskBase> {
   ledger: UsageLedger;
   info: RunInfo;
   /** The evaluator as run.json describes it at the start. */
-  evaluator: Record<string, unknown>;
+  evaluator: EvaluatorFacts;
   train: IndexedTask<T>[];
   valid: IndexedTask<T>[];
   matrix: OutcomeMatrix;
@@ -170,7 +171,7 @@ interface FolderFacts<T extends TaskBase> {
 
 interface OpenFolder {
   info: RunInfo;
-  evaluator: Record<string, unknown>;
+  evaluator: EvaluatorFacts;
   matrix: OutcomeMatrix;
   journal: Journal;
 }

@@ -70,7 +70,7 @@ export function cellFromDisk(sweepDir: string, cell: Cell, previous?: CellState)
   }
   const run = readRunFolder(runDir);
   const planned = typeof run.manifest.epochs === 'number' ? run.manifest.epochs : null;
-  const failure = (run.summary?.failure as string | undefined) ?? undefined;
+  const failure = run.summary?.failure;
   return {
     ...base,
     status: run.status === 'running' ? (previous?.status === 'running' ? 'running' : 'interrupted') : run.status,
