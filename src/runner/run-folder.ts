@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { basename, dirname, join } from 'node:path';
 import {
   CHECKPOINT_FILE,
+  LOCK_FILE,
   OUTCOMES_FILE,
   PREVIOUS_CHECKPOINT_FILE,
   readCheckpointJson,
@@ -41,8 +42,7 @@ import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
 import { UserError } from '../util/errors.js';
 import { FileLock } from '../util/lock.js';
 
-export { CHECKPOINT_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
-export const LOCK_FILE = '.lock';
+export { CHECKPOINT_FILE, LOCK_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
 
 /** What run.json is created with: the app's account of the run (if any) and the runner's facts. */
 export type NewRunJson = RunComposition & RunnerFacts;
