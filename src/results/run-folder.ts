@@ -22,6 +22,7 @@ import { summarize, type RunSummary } from '../metrics/summary.js';
 import { UserError } from '../util/errors.js';
 import { columnOf, definingSettings, experimentKey } from './experiment.js';
 import { runStatusOf } from './run-status.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export interface RunFolder {
   dir: string;
@@ -58,7 +59,7 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
 }
 

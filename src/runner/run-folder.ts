@@ -43,6 +43,7 @@ import { describeLacking, epochsLackingRows } from '../results/run-status.js';
 import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { FileLock } from '../util/lock.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export { CHECKPOINT_FILE, LOCK_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
 /** The outcome rows as Arrow, rewritten at each epoch end (reporters/epoch-files.ts): what lost rows are rebuilt from. */
@@ -137,7 +138,7 @@ export class RunFolder {
     try {
       value = JSON.parse(readFileSync(p, 'utf8'));
     } catch (err) {
-      throw new UserError(`${p} is damaged (${err instanceof Error ? err.message : String(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
+      throw new UserError(`${p} is damaged (${causeOf(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunFileError(`${p}: not a JSON object; this run folder was not written by memrl, or was edited`);
     return value as { [key: string]: unknown };

@@ -15,6 +15,7 @@ import { isRunFolder, readRunFolder } from '../results/run-folder.js';
 import { UserError } from '../util/errors.js';
 import { writeJsonAtomic } from '../util/fs.js';
 import type { AxisValue, Cell } from './plan.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export const SWEEP_FILE = 'sweep.json';
 
@@ -105,7 +106,7 @@ export function readSweepState(sweepDir: string): SweepState {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as SweepState;
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
 }
 
