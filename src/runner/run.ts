@@ -68,8 +68,8 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emitNow: Emit): Pr
     if (plan.folder.resume && folder.hasManifest()) folder.lock();
     const run = await openRun(folder, plan, later.emit, opened);
     const scheduler = new Scheduler(plan, folder, later, run);
-    const result = await scheduler.loop().catch(async (err: unknown) => {
-      await scheduler.endByError(err);
+    const result = await scheduler.loop().catch((err: unknown) => {
+      scheduler.endByError(err);
       throw err;
     });
     ended = true;
@@ -238,11 +238,11 @@ class Scheduler<T extends TaskBase> {
    * and checkpoint stay as they are: it resumes once the cause is fixed. Best effort: a
    * write that fails too (the disk is full) must not replace the error that ended it.
    */
-  async endByError(err: unknown): Promise<void> {
+  endByError(err: unknown): void {
     const { plan, run } = this;
     try {
       const stopped = this.aborted();
-      const failure = stopped ? undefined : (fsErrorMessage(err, { resume: `--resume ${plan.folder.dir}` }) ?? humanizeErrno(redactSecrets(errorMessage(err))).split('\n')[0]);
+      const failure = stopped ? undefined : (fsErrorMessage(err, { resume: `memrl run ${plan.benchmark.name} --resume ${plan.folder.dir}` }) ?? humanizeErrno(redactSecrets(errorMessage(err))).split('\n')[0]);
       const status = stopped ? 'interrupted' : 'failed';
       const facts = { epochsCompleted: this.epochsCompleted, epochsPlanned: plan.schedule.epochs, model: run.model, method: run.methodName, benchmark: plan.benchmark.name };
       const summary = runSummary({ status, failure, evaluatorAtEnd: undefined, ...facts, usage: run.ledger.snapshot(), memory: run.method.stats(), metrics: run.matrix.metrics() });
