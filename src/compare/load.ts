@@ -11,9 +11,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { readSummaryJson } from '../core/run-files/index.js';
 import { findRunFolders, isRunFolder, readRunFolder } from '../results/run-folder.js';
-import { UserError, errorMessage } from '../util/errors.js';
+import { UserError } from '../util/errors.js';
 import { isBaselineJson, parseBaseline } from './baseline-file.js';
 import { runDataFromFolder, runDataFromSummary, type LoadedRun } from './run-data.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
   if (paths.length === 0) throw new UserError(`no ${side} given; usage: memrl compare <baseline> <candidate...>`);
@@ -67,6 +68,6 @@ function guard<T>(path: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof UserError) throw new UserError(err.message);
-    throw new UserError(`${path}: cannot read (${errorMessage(err)})`);
+    throw new UserError(`${path}: cannot read (${causeOf(err)})`);
   }
 }

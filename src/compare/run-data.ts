@@ -44,6 +44,8 @@ export const runDataSchema = z.object({
   split: z.string().nullable(),
   seed: z.number().nullable(),
   status: z.string(),
+  /** Why, for a run that is not complete (results/run-status.ts). */
+  statusReason: z.string().optional(),
   /** Who judged the episodes, e.g. 'local-bwrap reference, python 3.11.2': the same code can get other verdicts elsewhere. */
   evaluator: z.string().nullable().optional(),
   phases: z.object({ train: phaseSchema.optional(), valid: phaseSchema.optional() }),
@@ -92,6 +94,7 @@ export function runDataFromFolder(run: RunFolder): RunData {
     split: run.split,
     seed: run.seed,
     status: run.status,
+    ...(run.statusReason ? { statusReason: run.statusReason } : {}),
     evaluator: describeEvaluator(run.manifest.evaluator),
     phases: { train: phase('train', run.metrics.train, run.trainTaskIds), ...(valid ? { valid } : {}) },
   };
@@ -109,6 +112,7 @@ export function runDataFromSummary(summary: SummaryJson, id: string): RunData {
     split: null,
     seed: null,
     status: summary.status,
+    ...(summary.failure ? { statusReason: summary.failure } : {}),
     evaluator: null,
     phases: {
       train: phaseFromReport(metrics.train, null),

@@ -15,12 +15,14 @@ import {
   SUMMARY_FILE,
   type OutcomeRow,
   type RunJson,
-  type RunStatus,
+  type RunState,
   type SummaryJson,
 } from '../core/run-files/index.js';
 import { summarize, type RunSummary } from '../metrics/summary.js';
 import { UserError } from '../util/errors.js';
 import { columnOf, definingSettings, experimentKey } from './experiment.js';
+import { runStatusOf } from './run-status.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export interface RunFolder {
   dir: string;
@@ -40,8 +42,10 @@ export interface RunFolder {
   split: string | null;
   /** The data releases it read (run.json's dataset.sources), e.g. 'v0.1.0_hf, MemRL@7c3beba'; null before memrl recorded them. */
   release: string | null;
-  /** failed: stopped by too many error episodes; running: no summary yet (still running, or killed). */
-  status: RunStatus | 'running';
+  /** From the evidence in the folder (run-status.ts): running, interrupted, failed, complete. */
+  status: RunState;
+  /** Why, in words, for every status but complete (who runs it, how it stopped, the failure). */
+  statusReason?: string;
   manifest: RunJson;
   summary: SummaryJson | null;
   rows: OutcomeRow[];
@@ -55,7 +59,7 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
 }
 
@@ -81,7 +85,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     validTaskIds: hasValid && validTaskIds.length ? validTaskIds : undefined,
   });
   const releases = [...new Set(manifest.dataset.sources.map((s) => s.release).filter((r): r is string => typeof r === 'string'))];
-  const status = summary?.status ?? 'running';
+  const { state: status, reason: statusReason } = runStatusOf(dir, summary, rows, trainTaskIds);
   const { benchmark, env } = manifest;
   const settings = definingSettings(manifest);
   return {
@@ -98,6 +102,7 @@ export function readRunFolder(dirIn: string): RunFolder {
     split: manifest.dataset.split === NOT_RECORDED ? null : manifest.dataset.split,
     release: releases.length ? releases.join(', ') : null,
     status,
+    ...(statusReason ? { statusReason } : {}),
     manifest,
     summary,
     rows,

@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { basename, dirname, join } from 'node:path';
 import {
   CHECKPOINT_FILE,
+  LOCK_FILE,
   OUTCOMES_FILE,
   PREVIOUS_CHECKPOINT_FILE,
   readCheckpointJson,
@@ -37,12 +38,16 @@ import {
   type RunJson,
   type RunnerFacts,
 } from '../core/run-files/index.js';
+import { readOutcomesArrow } from '../metrics/outcome-arrow.js';
+import { describeLacking, epochsLackingRows } from '../results/run-status.js';
 import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
-import { UserError } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { FileLock } from '../util/lock.js';
+import { causeOf } from '../util/fs-errors.js';
 
-export { CHECKPOINT_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
-export const LOCK_FILE = '.lock';
+export { CHECKPOINT_FILE, LOCK_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
+/** The outcome rows as Arrow, rewritten at each epoch end (reporters/epoch-files.ts): what lost rows are rebuilt from. */
+const ARROW_FILE = 'outcomes.arrow';
 
 /** What run.json is created with: the app's account of the run (if any) and the runner's facts. */
 export type NewRunJson = RunComposition & RunnerFacts;
@@ -133,7 +138,7 @@ export class RunFolder {
     try {
       value = JSON.parse(readFileSync(p, 'utf8'));
     } catch (err) {
-      throw new UserError(`${p} is damaged (${err instanceof Error ? err.message : String(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
+      throw new UserError(`${p} is damaged (${causeOf(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunFileError(`${p}: not a JSON object; this run folder was not written by memrl, or was edited`);
     return value as { [key: string]: unknown };
@@ -187,8 +192,43 @@ export class RunFolder {
     writeJsonAtomic(p, c);
   }
 
-  /** Rows on disk up to an epoch (-1: none): what a resume keeps. */
-  rowsUpTo(epoch: number): OutcomeRow[] {
-    return readOutcomeRows(this.path(OUTCOMES_FILE)).rows.filter((r) => r.epoch <= epoch);
+  /**
+   * The rows a resume keeps: those of the checkpointed epochs (up to `epoch`; -1: none),
+   * checked against run.json's train tasks: each epoch has a row for every task not
+   * solved before it. A file deleted, cut or holding a broken line is rebuilt from
+   * outcomes.arrow (rewritten with every row at each epoch end, before the checkpoint)
+   * when that holds them all, `rebuilt` saying so; else refused in one line naming the
+   * file and what to do, never resumed into a run with wrong numbers.
+   */
+  keptRows(epoch: number, trainTaskIds: readonly string[]): { rows: OutcomeRow[]; rebuilt?: string } {
+    if (epoch < 0) return { rows: [] };
+    const file = this.path(OUTCOMES_FILE);
+    let problem: string;
+    let rows: OutcomeRow[] = [];
+    try {
+      rows = readOutcomeRows(file).rows.filter((r) => r.epoch <= epoch);
+      const lacking = epochsLackingRows(rows, trainTaskIds, epoch);
+      if (lacking.length === 0) return { rows };
+      problem = existsSync(file) ? `${file} lacks rows of ${describeLacking(lacking)}` : `${file} is missing`;
+    } catch (err) {
+      // A line broken in the middle (a cut last line is dropped by the reader): file:line: why.
+      problem = `${errorMessage(err)} (a broken line in the middle)`;
+    }
+    const fromArrow = this.arrowRows(epoch);
+    if (fromArrow && epochsLackingRows(fromArrow, trainTaskIds, epoch).length === 0 && fromArrow.length >= rows.length) {
+      return { rows: fromArrow, rebuilt: `${problem}; rebuilt the rows of epochs up to ${epoch} from ${ARROW_FILE}` };
+    }
+    throw new UserError(
+      `--resume ${this.dir}: ${problem}, and ${ARROW_FILE} cannot rebuild them; the epochs after the checkpoint would be measured on wrong rows: restore ${OUTCOMES_FILE} from a backup, or start the run again in a new folder`,
+      'resume_rows_missing',
+    );
+  }
+
+  private arrowRows(epoch: number): OutcomeRow[] | undefined {
+    try {
+      return existsSync(this.path(ARROW_FILE)) ? readOutcomesArrow(this.path(ARROW_FILE)).filter((r) => r.epoch <= epoch) : undefined;
+    } catch {
+      return undefined; // damaged too: nothing to rebuild from
+    }
   }
 }

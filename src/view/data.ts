@@ -52,7 +52,8 @@ export class ViewData {
     const dir = this.dirs[n];
     if (dir === undefined) throw new UserError(`no run ${n}`, 'view_not_found');
     let r = this.cache.get(n);
-    if (!r) {
+    // A running run is read again on every request: its status and rows change until it ends.
+    if (!r || r.folder.status === 'running') {
       const folder = readRunFolder(dir);
       const memories = new Map(readMemories(join(dir, MEMORIES_FILE)).map((m) => [m.id, m]));
       const writtenBy = new Map<string, OutcomeRow>();
@@ -84,6 +85,7 @@ export class ViewData {
         simulated: f.simulated,
         seed: f.seed,
         status: f.status,
+        ...(f.statusReason ? { statusReason: f.statusReason } : {}),
         tasks: f.metrics.train.tasks,
         epochs: f.metrics.train.epochs.length,
         last: f.metrics.train.last,

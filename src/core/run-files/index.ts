@@ -14,6 +14,7 @@
  *   traces.jsonl              multi-turn episodes' conversations as their benchmark records them (traces.ts)
  *   transcripts.jsonl.gz      every model call of every episode, texts in transcript-parts.jsonl.gz (transcripts.ts)
  *   spend.json                what every attempt spent, for the budget (spend.ts)
+ *   .lock                     while a process runs the folder: who; with summary.json, the evidence of a run's state (run-state.ts)
  *
  * Derived or foreign files have no schema here: outcomes.arrow (the rows again), tb/
  * (TensorBoard's format), responses.jsonl (the reply cache's), log.jsonl (pino's).
@@ -32,3 +33,4 @@ export * from './q-history.js';
 export * from './traces.js';
 export * from './transcripts.js';
 export * from './spend.js';
+export * from './run-state.js';

@@ -105,7 +105,7 @@ function runsSection(items: readonly ReportRun[]): string {
     .map(({ run, label }) => {
       const t = run.metrics.train;
       const planned = run.summary?.epochsPlanned ?? run.manifest.epochs;
-      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td>${esc(run.status)}</td><td>${esc(run.release ?? '–')}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
+      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td${run.statusReason ? ` title="${esc(run.statusReason)}"` : ''}>${esc(run.status)}</td><td>${esc(run.release ?? '–')}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
     })
     .join('');
   return `<table id="runs-table"><thead><tr><th>run</th><th>folder</th><th>model</th><th>train tasks</th><th>epochs</th><th>status</th><th>data</th><th>last</th><th>CSR</th><th>valid last</th></tr></thead><tbody>${rows}</tbody></table>`;
