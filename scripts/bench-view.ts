@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import { TranscriptWriter, transcriptId, type Transcript } from '../src/metrics/transcripts.js';
+import { TranscriptWriter } from '../src/core/run-files/index.js';
+import { transcriptId, type Transcript } from '../src/metrics/transcripts.js';
 import { startViewServer } from '../src/view/server.js';
 import { Rng } from '../src/util/rng.js';
 

@@ -5,7 +5,10 @@
  * (scripts/identical/run-folder-diff.ts), and the terminal output with durations masked.
  * For refactors that must not change behaviour.
  *
- *   npm run build && node dist/scripts/check-identical.js --baseline ../baseline [--only hle-,main] [--redis redis://127.0.0.1:6379] [--keep]
+ *   npm run build && node dist/scripts/check-identical.js --baseline ../baseline [--only hle-,main] [--ignore-keys memrlRunFormat] [--redis redis://127.0.0.1:6379] [--keep]
+ *
+ * --ignore-keys leaves keys out of every JSON file on both sides: for a change that is
+ * meant to alter a file's format (and only that), e.g. the run-folder format number.
  *
  * The baseline must be built (its dist/). Offline throughout: the sim model and the
  * local embedder; BCB in the bubblewrap sandbox, LLB db on the local MariaDB, LLB os in
@@ -13,13 +16,15 @@
  * `memrl worker` of the same build. Exit code 1 when any case differs.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { compareRunFolders, firstDifference, maskStderr } from './identical/run-folder-diff.js';
 
 const HERE = resolve(import.meta.dirname, '..', '..');
-const HLE = join(HERE, 'test/fixtures/hle/hle_snappy.parquet');
+// A copy outside both checkouts: each build names its own fixture by its path, so either checkout's copy would read as different.
+const HLE = join(mkdtempSync(join(tmpdir(), 'memrl-identical-hle-')), 'hle_snappy.parquet');
+copyFileSync(join(HERE, 'test/fixtures/hle/hle_snappy.parquet'), HLE);
 const SIM = 'llm: {provider: sim}\nembedding: {provider: local}\n';
 const ALF = `${SIM}memrl:\n  alfworld:\n    env: standin\n    games_per_type: {train: 2, valid_seen: 1, valid_unseen: 1}\n`;
 const METHODS = ['none', 'rag', 'memp', 'memrl', 'passk', 'reflection', 'selfrag', 'mem0'];
@@ -145,7 +150,7 @@ async function play(c: Case, bin: string, cwd: string, opts: { redis: string; si
   return { dir, exits: exits.flatMap((e, i) => [`attempt ${i + 1}: code ${e.code} signal ${e.signal}`, ...maskStderr(e.stderr, side)]) };
 }
 
-function flags(argv: string[]): { baseline: string; only: string[]; redis: string; keep: boolean } {
+function flags(argv: string[]): { baseline: string; only: string[]; ignored: string[]; redis: string; keep: boolean } {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -154,17 +159,17 @@ function flags(argv: string[]): { baseline: string; only: string[]; redis: strin
   if (!baseline) throw new Error('give --baseline <a built checkout of the commit to compare with>');
   const bin = resolve(baseline, 'bin/memrl.js');
   if (!existsSync(bin) || !existsSync(resolve(baseline, 'dist/src/cli/main.js'))) throw new Error(`--baseline ${baseline}: no built memrl there (bin/memrl.js and dist/)`);
-  return { baseline: resolve(baseline), only: (value('--only') ?? '').split(',').filter(Boolean), redis: value('--redis') ?? 'redis://127.0.0.1:6379', keep: argv.includes('--keep') };
+  return { baseline: resolve(baseline), only: (value('--only') ?? '').split(',').filter(Boolean), ignored: (value('--ignore-keys') ?? '').split(',').filter(Boolean), redis: value('--redis') ?? 'redis://127.0.0.1:6379', keep: argv.includes('--keep') };
 }
 
 /** Both builds run the case (in folders of their own under `root`); what differs between their run folders and terminal lines. */
-async function runCase(c: Case, root: string, bins: { baseline: string; candidate: string }, redis: string): Promise<{ diffs: string[]; timedOut: boolean }> {
+async function runCase(c: Case, root: string, bins: { baseline: string; candidate: string }, redis: string, ignored: string[]): Promise<{ diffs: string[]; timedOut: boolean }> {
   const base = await play(c, bins.baseline, join(root, 'baseline', c.name), { redis, side: 'baseline' });
   const cand = await play(c, bins.candidate, join(root, 'candidate', c.name), { redis, side: 'candidate' });
   const also = c.alsoMasked?.keys ?? [];
   const diffs = compareRunFolders(
-    { dir: base.dir, side: { root: join(root, 'baseline', c.name), runName: basename(base.dir), alsoMasked: also } },
-    { dir: cand.dir, side: { root: join(root, 'candidate', c.name), runName: basename(cand.dir), alsoMasked: also } },
+    { dir: base.dir, side: { root: join(root, 'baseline', c.name), runName: basename(base.dir), alsoMasked: also, ignored } },
+    { dir: cand.dir, side: { root: join(root, 'candidate', c.name), runName: basename(cand.dir), alsoMasked: also, ignored } },
     c.alsoMasked?.files,
   );
   const terminal = firstDifference(base.exits, cand.exits);
@@ -184,13 +189,13 @@ async function main(): Promise<void> {
   try {
     for (const c of cases) {
       const t0 = performance.now();
-      let { diffs, timedOut: slow } = await runCase(c, root, bins, opts.redis);
+      let { diffs, timedOut: slow } = await runCase(c, root, bins, opts.redis, opts.ignored);
       // A difference where an episode hit its time limit says how busy the machine was: the case runs again, once.
       const retried = diffs.length > 0 && slow;
       if (retried) {
         rmSync(join(root, 'baseline', c.name), { recursive: true, force: true });
         rmSync(join(root, 'candidate', c.name), { recursive: true, force: true });
-        ({ diffs } = await runCase(c, root, bins, opts.redis));
+        ({ diffs } = await runCase(c, root, bins, opts.redis, opts.ignored));
       }
       const secs = ((performance.now() - t0) / 1000).toFixed(1);
       const notes = [`${secs} s`, ...(retried ? ['run twice: an episode timed out in the first'] : []), ...(c.alsoMasked ? [`also masked: ${[...c.alsoMasked.keys, ...c.alsoMasked.files].join(', ')} (${c.alsoMasked.why})`] : [])];
@@ -200,7 +205,8 @@ async function main(): Promise<void> {
         console.log(`DIFFERENT  ${c.name} (${notes.join('; ')})\n${diffs.map((d) => `    ${d}`).join('\n')}`);
       }
     }
-    console.log(`${cases.length - differing} of ${cases.length} cases identical${opts.keep ? `; run folders kept in ${root}` : ''}`);
+    const ignoring = opts.ignored.length ? ` (ignoring ${opts.ignored.join(', ')})` : '';
+    console.log(`${cases.length - differing} of ${cases.length} cases identical${ignoring}${opts.keep ? `; run folders kept in ${root}` : ''}`);
     if (differing > 0) process.exitCode = 1;
   } finally {
     if (!opts.keep) rmSync(root, { recursive: true, force: true });

@@ -12,7 +12,7 @@ export { computeStats, type MemoryStats } from './memory/stats.js';
 export { MemoryWriter } from './memory/writer.js';
 export { Rng } from './util/rng.js';
 /** A dataset file (JSON Lines, JSON, Parquet) as records, with its sha256 for LoadedTasks.sources. */
-export { readRecords, RECORD_FORMATS, type RecordsFile } from './util/records.js';
+export { readRecords, RECORD_FORMATS, type DataRecord, type RecordsFile } from './util/records.js';
 /** A benchmark's data files (BenchmarkModule.data): source URL, release, checksum; and where a run finds a copy. */
 export type { DataFile, DatasetDeclaration, ParquetRows, Sample } from './data/manifest.js';
 export { locateOrSample } from './data/locations.js';

@@ -98,7 +98,7 @@ function Runs(): El {
             h('td', null, h('a', { href: `#/run/${r.n}` }, r.label)),
             h('td', { class: 'note' }, r.path),
             h('td', null, r.simulated ? `${r.model} (simulated)` : r.model),
-            h('td', null, r.status),
+            h('td', { title: r.statusReason }, r.status),
             h('td', null, r.tasks),
             h('td', null, r.epochs),
             h('td', null, fmt(r.last)),

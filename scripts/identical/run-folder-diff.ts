@@ -27,13 +27,18 @@ export interface Side {
   runName: string;
   /** More keys to mask in this case (see Case.alsoMasked in check-identical.ts). */
   alsoMasked?: readonly string[];
+  /** Keys left out altogether (check-identical's --ignore-keys: a deliberate change of the files' format). */
+  ignored?: readonly string[];
 }
 
-function maskValue(value: unknown, also: readonly string[]): unknown {
-  if (Array.isArray(value)) return value.map((v) => maskValue(v, also));
+function maskValue(value: unknown, also: readonly string[], ignored: readonly string[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, also, ignored));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = MASKED_KEYS.has(k) || also.includes(k) ? '<masked>' : maskValue(v, also);
+  for (const [k, v] of Object.entries(value)) {
+    if (ignored.includes(k)) continue;
+    out[k] = MASKED_KEYS.has(k) || also.includes(k) ? '<masked>' : maskValue(v, also, ignored);
+  }
   return out;
 }
 
@@ -42,7 +47,7 @@ function maskText(text: string, side: Side): string {
   return CLOCK_IN_TEXT.reduce((t, re) => t.replace(re, '<clock>'), own);
 }
 
-const maskJson = (text: string, side: Side): string => maskText(JSON.stringify(maskValue(JSON.parse(text), side.alsoMasked ?? [])), side);
+const maskJson = (text: string, side: Side): string => maskText(JSON.stringify(maskValue(JSON.parse(text), side.alsoMasked ?? [], side.ignored ?? [])), side);
 const maskJsonLines = (text: string, side: Side): string[] =>
   text
     .split('\n')

@@ -3,6 +3,7 @@
  * retrieval parameters, task similarity against each method's gain over `none`, and how
  * much of a clean run's gain survives a noisy reward.
  */
+import type { MemoryParams } from '../memory/types.js';
 import { mean, pearson } from './stats.js';
 
 /** What the cross-run analyses need of one run. */
@@ -13,7 +14,7 @@ export interface RunPoint {
   seed: number | null;
   lastAcc: number | null;
   firstAcc: number | null;
-  params: Record<string, unknown>;
+  params: Partial<MemoryParams>;
   rewardNoise: number;
   similarity: number | null;
 }

@@ -3,10 +3,10 @@
  * provenance), the memory's Q after each epoch, and the manifest facts that decide
  * which analyses apply. Built from a run folder, or by hand in tests.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OutcomeRow } from '../metrics/outcome-row.js';
-import { Q_HISTORY_FILE, readQHistory, type QSnapshot } from '../metrics/q-history.js';
+import type { ConfigTree } from '../config/types.js';
+import { MEMORIES_FILE, Q_HISTORY_FILE, readMemories, readQHistory, type MemoryLine, type OutcomeRow, type QSnapshot } from '../core/run-files/index.js';
+import type { MemoryParams } from '../memory/types.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { RunFolder } from '../results/run-folder.js';
 
@@ -38,22 +38,22 @@ export interface RunInput {
   learnsQ: boolean;
   /** Its retrievals carry similarities (rows' retrievedSim), i.e. it ranks memories by similarity. */
   ranksBySimilarity: boolean;
-  /** The engine parameters as run (k1, k2, weightQ, …), for ablations. */
-  params: Record<string, unknown>;
+  /** The engine parameters as run (k1, k2, weightQ, …), for ablations; none for a run not started by memrl run. */
+  params: Partial<MemoryParams>;
   /** Probability with which the learning signal was flipped (--reward-noise); 0 = clean. */
   rewardNoise: number;
-  /** The embedding config as run, to embed task keys again for the similarity analysis. */
-  embedding: Record<string, unknown> | null;
+  /** The embedding config as run (its section of the recorded config), to embed task keys again for the similarity analysis. */
+  embedding: ConfigTree | null;
 }
 
 /** Built-in methods that never keep a memory. */
 export const NO_MEMORY_METHODS: ReadonlySet<string> = new Set(['none', 'passk']);
 
 export function runInputOf(run: RunFolder): RunInput {
-  const params = (run.manifest.memoryParams ?? {}) as Record<string, unknown>;
-  const config = (run.manifest.config ?? {}) as Record<string, unknown>;
-  const memrlSection = (config.memrl ?? {}) as Record<string, unknown>;
-  const memories = readMemories(join(run.dir, 'memories.jsonl'));
+  const params: Partial<MemoryParams> = run.manifest.memoryParams ?? {};
+  const config = run.manifest.config ?? {};
+  const memrlSection = subtree(config.memrl);
+  const memories = readMemories(join(run.dir, MEMORIES_FILE)).map(factsOf);
   const qHistory = readQHistory(join(run.dir, Q_HISTORY_FILE));
   return {
     id: run.id,
@@ -71,7 +71,23 @@ export function runInputOf(run: RunFolder): RunInput {
     ranksBySimilarity: run.rows.some((r) => (r.retrievedSim ?? []).some((s) => s !== 0)),
     params,
     rewardNoise: typeof memrlSection.reward_noise === 'number' ? memrlSection.reward_noise : 0,
-    embedding: (config.embedding as Record<string, unknown> | undefined) ?? null,
+    embedding: config.embedding === undefined ? null : subtree(config.embedding),
+  };
+}
+
+/** A section of the recorded config (none: empty). */
+function subtree(v: unknown): ConfigTree {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as ConfigTree) : {};
+}
+
+function factsOf(r: MemoryLine): MemoryFacts {
+  return {
+    id: r.id,
+    key: r.sourceKey ?? r.key,
+    success: r.success,
+    q: r.q,
+    ...(r.meta.taskId !== undefined ? { taskId: r.meta.taskId } : {}),
+    ...(r.meta.epoch !== undefined ? { epoch: r.meta.epoch } : {}),
   };
 }
 
@@ -87,22 +103,4 @@ function qChanged(history: readonly QSnapshot[], rows: readonly OutcomeRow[]): b
   if (history.some((s) => s.ids.some((id, i) => differs(id, s.q[i])))) return true;
   first.clear();
   return rows.some((r) => r.retrievedIds.some((id, i) => differs(id, r.retrievedQ?.[i])));
-}
-
-function readMemories(path: string): MemoryFacts[] {
-  if (!existsSync(path)) return [];
-  const out: MemoryFacts[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const r = JSON.parse(line) as { id: string; key: string; success: boolean; q: number; meta?: { taskId?: unknown; epoch?: unknown }; sourceKey?: string };
-    out.push({
-      id: r.id,
-      key: r.sourceKey ?? r.key,
-      success: r.success === true,
-      q: r.q,
-      ...(typeof r.meta?.taskId === 'string' ? { taskId: r.meta.taskId } : {}),
-      ...(typeof r.meta?.epoch === 'number' ? { epoch: r.meta.epoch } : {}),
-    });
-  }
-  return out;
 }

@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Benchmark, LoadedTasks, TaskBase } from '../core/benchmark.js';
+import type { RunJson } from '../core/run-files/index.js';
 import { CACHE_FILE, CachedChatModel, OfflineChatModel, ResponseStore, runCacheFile, type CacheEntry, type CacheLayers } from '../llm/cache.js';
 import { UsageLedger } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
@@ -60,10 +61,10 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   if (!folder.hasManifest()) throw new UserError(`${runDir}: no run.json on ${opts.worker}; workers need the run folder at the same path (a shared filesystem, docs/scale.md)`, 'not_a_run_folder');
   const openedAt = runManifestTime(runDir);
   const manifest = folder.readManifest();
-  const cwd = typeof manifest.cwd === 'string' ? manifest.cwd : process.cwd();
+  const cwd = manifest.cwd ?? process.cwd();
   // The run's plug-ins (run.json records their paths), unless this worker loaded them already.
-  const registry = await withRecordedPlugins(opts.registry, Array.isArray(manifest.plugins) ? (manifest.plugins as string[]) : [], cwd);
-  const bench = findBenchmark(registry, String(manifest.benchmark));
+  const registry = await withRecordedPlugins(opts.registry, manifest.plugins ?? [], cwd);
+  const bench = findBenchmark(registry, manifest.benchmark);
   const given = loadConfig(undefined, { resume: runDir }, bench.name, { registry, cwd });
   const cfg = resumedConfig({ registry, benchmark: bench.name, flags: { resume: runDir }, given, dir: runDir, cwd });
   const log = opts.log ?? pino({ level: 'warn', base: { worker: opts.worker } }, pino.destination(2));
@@ -92,10 +93,9 @@ export async function openEpisodeHost(runDir: string, opts: HostOptions): Promis
   });
 
   // Replies the run already has (its recording as of now, the shared --cache, a replayed run's) answer first.
-  const cache = (manifest.cache ?? {}) as { shared?: string | null; replayOf?: string | null };
   const own = new ResponseStore(runCacheFile(runDir), { readOnly: true });
   const shared = cfg.run.cacheDir ? new ResponseStore(join(cfg.run.cacheDir, CACHE_FILE), { shared: true }) : undefined;
-  const replayOf = cache.replayOf ?? null;
+  const replayOf = manifest.cache?.replayOf ?? null;
   const replayed = replayOf ? new ResponseStore(runCacheFile(replayOf), { readOnly: true }) : undefined;
   const sources = [own, ...(shared ? [shared] : []), ...(replayed ? [replayed] : [])];
   const inner = (llm: LlmSettings): ChatModel => (replayOf ? new OfflineChatModel(modelLabelOf(llm), llm.provider === 'sim') : liveChatModel(llm, bench.name, player, opts.rateGates));
@@ -161,8 +161,8 @@ function tap(m: ChatModel, into: MeteredCall[]): ChatModel {
 }
 
 /** The worker's task files must be the ones the run read (same sha256), or its episodes would be other episodes. */
-function sameData(manifest: Record<string, unknown>, loaded: LoadedTasks<TaskBase>, runDir: string, worker: string): void {
-  const recorded = ((manifest.dataset as { sources?: { path: string; sha256: string }[] } | undefined)?.sources ?? []).map((s) => s.sha256).sort();
+function sameData(manifest: RunJson, loaded: LoadedTasks<TaskBase>, runDir: string, worker: string): void {
+  const recorded = manifest.dataset.sources.map((s) => s.sha256).sort();
   const here = loaded.sources.map((s) => s.sha256).sort();
   if (recorded.length > 0 && JSON.stringify(recorded) !== JSON.stringify(here)) {
     throw new UserError(`${runDir}: the task files on ${worker} differ from the run's (sha256 in run.json dataset.sources); give the worker the same data`, 'worker_data_differs');

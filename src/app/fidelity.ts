@@ -14,6 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { FidelityInputError, makeFidelity, type Fidelity, type FidelityProfileName, type FidelityTarget, type SwitchSetting } from '../core/index.js';
 import { allFidelitySwitches } from '../config/resolve.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { isJsonObject } from '../util/json.js';
 import type { Registry } from './registry.js';
 
 export interface FidelityOptions {
@@ -90,8 +91,8 @@ function readVectors(file: string, targets: ReadonlyMap<string, FidelityTarget>)
   const vectors: Vector[] = [];
   for (let i = first + 1; i < lines.length; i++) {
     if (lines[i]!.trim() === '') continue;
-    const v = parse(lines[i]!, i + 1) as Record<string, unknown> | null;
-    if (!v || typeof v !== 'object' || Array.isArray(v) || !('input' in v) || !('output' in v)) {
+    const v = parse(lines[i]!, i + 1);
+    if (!isJsonObject(v) || !('input' in v) || !('output' in v)) {
       throw new UserError(`${file}:${i + 1}: a vector is {"input": ..., "output": ...}`, 'bad_vectors');
     }
     vectors.push({ line: i + 1, input: v.input, output: v.output });

@@ -5,19 +5,12 @@
  * reason. Rewritten at the end of every attempt, so it describes the whole folder.
  */
 import { existsSync } from 'node:fs';
+import { OUTCOMES_FILE, readOutcomeRows, type RunJson } from '../core/run-files/index.js';
 import type { LedgerSnapshot } from '../llm/ledger.js';
-import { readOutcomeRows } from '../metrics/outcome-store.js';
-import { OUTCOMES_FILE, RunFolder } from '../runner/run-folder.js';
+import { RunFolder } from '../runner/run-folder.js';
 
-export interface UnscoredTask {
-  taskId: string;
-  phase: string;
-  status: string;
-  /** Epochs in which this happened. */
-  epochs: number[];
-  /** The first error line recorded. */
-  reason: string | null;
-}
+/** A task with a skipped or error row: its phase and status, the epochs it happened in, the first error line recorded. */
+export type UnscoredTask = NonNullable<RunJson['observed']>['unscoredTasks'][number];
 
 /** Tasks with a skipped or error row, one entry per task, phase and status. */
 export function unscoredTasks(outcomesFile: string): UnscoredTask[] {
@@ -36,9 +29,7 @@ export function recordObserved(runDir: string, usage: LedgerSnapshot): void {
   const folder = new RunFolder(runDir);
   if (!folder.hasManifest()) return;
   const outcomes = folder.path(OUTCOMES_FILE);
-  const manifest = folder.readManifest();
-  folder.writeManifest({
-    ...manifest,
+  folder.updateManifest({
     observed: {
       // Per role: the model names and system_fingerprint values the endpoint returned.
       provider: usage.reported ?? {},

@@ -13,7 +13,7 @@ import type { Env } from '../config/interpolate.js';
 import { loadConfig as loadConfigFor } from '../config/load.js';
 import { REDACTED, redactUrlCredentials } from '../config/redact.js';
 import { runFlagsFor } from '../config/run-flags.js';
-import type { ResolvedConfig } from '../config/types.js';
+import type { ConfigTree, ResolvedConfig } from '../config/types.js';
 import { RunFolder } from '../runner/run-folder.js';
 import { UserError } from '../util/errors.js';
 import type { Registry } from './registry.js';
@@ -58,11 +58,11 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
   const folder = new RunFolder(dir);
   if (!folder.hasManifest()) throw new UserError(`--resume ${dir}: no run.json there; point --resume at a run folder under results/${input.benchmark}/`, 'not_a_run_folder');
   const manifest = folder.readManifest();
-  if (typeof manifest.benchmark === 'string' && manifest.benchmark !== input.benchmark) {
+  if (manifest.benchmark !== input.benchmark) {
     throw new UserError(`--resume ${dir}: that is a ${manifest.benchmark} run; resume it with: memrl run ${manifest.benchmark} --resume ${dir}`, 'resume_mismatch');
   }
-  const recorded = manifest.config as Record<string, unknown> | undefined;
-  if (!recorded || typeof recorded !== 'object') {
+  const recorded = manifest.config;
+  if (!recorded) {
     throw new UserError(`--resume ${dir}: run.json records no config (written by an older memrl); rerun the original command with --resume ${dir}`, 'resume_mismatch');
   }
   // What this command sets explicitly: its flags, and the keys of a --config file.
@@ -91,14 +91,14 @@ export function resumedConfig(input: ResumeInput): ResolvedConfig {
   }
 
   // The recorded tree, its redacted secrets taken from this command's config, this command's allowed changes on top.
-  const tree = withSecrets(recorded, given.config as unknown as Record<string, unknown>);
+  const tree = withSecrets(recorded, given.config as unknown as ConfigTree);
   for (const key of RESUMABLE_KEYS) if (explicit.has(key)) setAt(tree, key, valueAt(given.config, key));
   setAt(tree, 'experiment.ckpt_resume_enabled', true);
   setAt(tree, 'experiment.ckpt_resume_path', dir);
   const cfg = loadConfigFor(registry, undefined, {}, input.benchmark, {
     data: { tree, label: join(dir, 'run.json') },
     // The recorded config's relative paths are relative to where the run started.
-    cwd: typeof manifest.cwd === 'string' ? manifest.cwd : input.cwd,
+    cwd: manifest.cwd ?? input.cwd,
     ...(input.env ? { env: input.env } : {}),
   });
 
@@ -119,11 +119,11 @@ function isRedacted(v: unknown): boolean {
 }
 
 /** A copy of `tree` whose redacted strings come from `source` at the same key. */
-function withSecrets(tree: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function withSecrets(tree: ConfigTree, source: ConfigTree): ConfigTree {
+  const out: ConfigTree = {};
   for (const [k, v] of Object.entries(tree)) {
     const s = source?.[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) out[k] = withSecrets(v as Record<string, unknown>, (s ?? {}) as Record<string, unknown>);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) out[k] = withSecrets(v as ConfigTree, (s ?? {}) as ConfigTree);
     else out[k] = isRedacted(v) ? s : v;
   }
   return out;
@@ -135,12 +135,12 @@ function leafKeys(data: unknown, prefix = ''): string[] {
 }
 
 function valueAt(tree: unknown, key: string): unknown {
-  return key.split('.').reduce<unknown>((node, k) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined), tree);
+  return key.split('.').reduce<unknown>((node, k) => (node !== null && typeof node === 'object' ? (node as ConfigTree)[k] : undefined), tree);
 }
 
-function setAt(tree: Record<string, unknown>, key: string, value: unknown): void {
+function setAt(tree: ConfigTree, key: string, value: unknown): void {
   const parts = key.split('.');
   let node = tree;
-  for (const k of parts.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
+  for (const k of parts.slice(0, -1)) node = (node[k] ??= {}) as ConfigTree;
   node[parts.at(-1)!] = value;
 }

@@ -5,7 +5,7 @@
  * on --resume, refuses data other than the run started with.
  */
 import type { Benchmark, BenchmarkModule, LoadedTasks, TaskBase } from '../core/benchmark.js';
-import { describeSources, sourceLines } from '../data/identify.js';
+import { describeSources, sourceLines, type DataSource } from '../data/identify.js';
 import { locate } from '../data/locations.js';
 import type { DatasetSpec } from '../data/manifest.js';
 import { dataDifference } from '../data/same-data.js';
@@ -33,7 +33,7 @@ export async function pullMissing(spec: DatasetSpec, io: { err(text: string): vo
 export interface DataRecording {
   specs: readonly DatasetSpec[];
   /** The run folder being resumed, and the files its run.json records. */
-  resume?: { dir: string; sources: readonly { path?: unknown; sha256?: unknown; contentSha256?: unknown }[] | undefined };
+  resume?: { dir: string; sources: readonly Pick<DataSource, 'path' | 'sha256' | 'contentSha256'>[] | undefined };
   /** Told the banner's lines about the files once they are loaded. */
   onDescribed(lines: string[]): void;
 }

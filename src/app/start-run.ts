@@ -20,6 +20,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import type { BenchmarkModule } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
+import { spendFile, type RunComposition, type RunJson } from '../core/run-files/index.js';
 import { asWorkOfRun } from '../env/container/labels.js';
 import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../llm/budget.js';
 import { closeCacheLayers, runCacheLayers } from '../llm/cache.js';
@@ -167,8 +168,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   if (unpriced.length) throw new UserError(`--budget-usd cannot be enforced: ${unpriced.join('; ')}`, 'budget_unpriced');
   const abort = new AbortController();
   const ended: RunEnd = { result: null, budget: null };
-  const meter = SpendMeter.forRun(
-    runDir,
+  const meter = new SpendMeter(
+    spendFile(runDir),
     prices,
     limits,
     (hit) => {
@@ -210,7 +211,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   const resumed = cfg.run.resume && new RunFolder(runDir).hasManifest() ? new RunFolder(runDir).readManifest() : null;
   const benchmark = recordingData(created, {
     specs: datasetsOf(options.registry),
-    ...(resumed ? { resume: { dir: runDir, sources: (resumed.dataset as { sources?: Record<string, unknown>[] } | undefined)?.sources } } : {}),
+    ...(resumed ? { resume: { dir: runDir, sources: resumed.dataset.sources } } : {}),
     onDescribed: (lines) => dataLines.push(...lines),
   });
   const ledger = new UsageLedger({ prices, meter });
@@ -270,7 +271,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
 
   // Facts for run.json beside what the runner records; redacted whole: the command line
   // (--base-url http://user:pass@…, --queue redis://:pass@…) as well as the config.
-  const runManifest = (): Record<string, unknown> =>
+  const runManifest = (): RunComposition =>
     redactConfig({
     memrlVersion: memrlVersion(),
     gitCommit: gitCommit(),
@@ -285,7 +286,7 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     config: redactConfig(withoutUnusedEndpoints(cfg.config)),
     memoryParams: cfg.memory,
     buildStrategy: cfg.buildStrategy,
-    ...(bench.manifest ? bench.manifest(cfg.bench) : { [bench.name]: redactConfig(cfg.bench) }),
+    [bench.name]: bench.manifest ? bench.manifest(cfg.bench) : redactConfig(cfg.bench),
     fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
     // The run profile and what of it this run could not match (the runner adds blocked tasks).
     ...(cfg.profile ? { profile: { name: cfg.profile.name, unmatched: [...cfg.profile.unmatched] } } : {}),
@@ -347,9 +348,9 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
 }
 
 /** The templates a run was started with, by hash: editing a pack between attempts would mix two prompts in one run. */
-function checkSamePrompts(manifest: Record<string, unknown>, pack: PackInfo | null, dir: string): void {
-  const recorded = manifest.prompts as { name?: string; hash?: string | null } | undefined;
-  if (recorded === undefined) return; // a run from before prompt packs: memrl's own templates
+function checkSamePrompts(manifest: RunJson, pack: PackInfo | null, dir: string): void {
+  const recorded = manifest.prompts;
+  if (recorded === undefined) return; // a run from before prompt packs (or not started by memrl run): memrl's own templates
   const was = recorded.hash ?? null;
   const now = pack?.hash ?? null;
   if (was !== now) {
@@ -361,11 +362,11 @@ function checkSamePrompts(manifest: Record<string, unknown>, pack: PackInfo | nu
 }
 
 /** A resumed (or replayed) run must be the same experiment: refuse silently mixing settings. */
-function checkSameExperiment(manifest: Record<string, unknown>, name: string, cfg: ResolvedConfig, model: string, dir: string, flag = '--resume'): void {
-  const want: Record<string, unknown> = { benchmark: name, method: cfg.method, model, seed: cfg.run.seed };
-  for (const [k, v] of Object.entries(want)) {
-    if (manifest[k] !== undefined && manifest[k] !== v) {
-      throw new UserError(`${flag} ${dir}: the run used ${k}=${String(manifest[k])} but this command gives ${String(v)}; repeat the original command with ${flag}`, 'resume_mismatch');
+function checkSameExperiment(manifest: RunJson, name: string, cfg: ResolvedConfig, model: string, dir: string, flag = '--resume'): void {
+  const want: Pick<RunJson, 'benchmark' | 'method' | 'model' | 'seed'> = { benchmark: name, method: cfg.method, model, seed: cfg.run.seed };
+  for (const k of ['benchmark', 'method', 'model', 'seed'] as const) {
+    if (manifest[k] !== want[k]) {
+      throw new UserError(`${flag} ${dir}: the run used ${k}=${String(manifest[k])} but this command gives ${String(want[k])}; repeat the original command with ${flag}`, 'resume_mismatch');
     }
   }
 }

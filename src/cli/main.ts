@@ -214,6 +214,11 @@ function pluginsInConfig(file: string, config: ConfigReader): string[] {
 /** Entry point: user errors become one line on stderr and a non-zero exit code, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   const args = argv.slice(2);
+  // Output piped into a reader that stopped (`memrl … | head`): nothing more to say, not a stack trace with EPIPE.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   try {
     // Relative paths, config files and run folders all resolve against it: a deleted one is one line, not a raw ENOENT.
     process.cwd();

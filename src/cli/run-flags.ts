@@ -8,7 +8,7 @@
  * and normalizeSnakeCaseArgs() rewrites them in argv for callers that prefer to
  * normalise up front. Only known flags are rewritten.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option, type OptionValues } from 'commander';
 import { flagAttr, FlagValueError, longName, type FlagDef, type FlagValues } from '../config/flags.js';
 import { helpDefaults, runFlagsFor } from '../config/run-flags.js';
 import type { BenchmarkConfigPart } from '../config/types.js';
@@ -69,7 +69,7 @@ export function addRunOptions(cmd: Command, benchmark: string | BenchmarkConfigP
 const snakeAttr = (snake: string) => snake.slice(2);
 
 /** Flag values from `cmd.opts()`, folding the snake_case aliases in (the kebab spelling wins); unset flags are absent. */
-export function flagsFrom(opts: Record<string, unknown>, defs: readonly FlagDef[]): FlagValues {
+export function flagsFrom(opts: OptionValues, defs: readonly FlagDef[]): FlagValues {
   const flags: FlagValues = {};
   for (const def of defs) {
     const attr = flagAttr(def);
@@ -80,7 +80,7 @@ export function flagsFrom(opts: Record<string, unknown>, defs: readonly FlagDef[
 }
 
 /** The flag values of `memrl run <benchmark>` from its parsed options. */
-export function runFlagsFromOptions(opts: Record<string, unknown>, benchmark: string | BenchmarkConfigPart, registry?: Registry): FlagValues {
+export function runFlagsFromOptions(opts: OptionValues, benchmark: string | BenchmarkConfigPart, registry?: Registry): FlagValues {
   return flagsFrom(opts, runFlagDefs(benchmark, registry));
 }
 

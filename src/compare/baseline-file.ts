@@ -17,6 +17,7 @@ import { writeFileAtomic } from '../util/fs.js';
 import { UserError } from '../util/errors.js';
 import { memrlVersion } from '../util/version.js';
 import { runDataSchema, type RunData } from './run-data.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export const BASELINE_FORMAT = 1;
 
@@ -49,6 +50,6 @@ export function writeBaseline(file: string, runs: RunData[]): void {
   try {
     writeFileAtomic(file, baselineText(runs));
   } catch (err) {
-    throw new UserError(`--save-baseline ${file}: cannot write (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`--save-baseline ${file}: cannot write (${causeOf(err)})`);
   }
 }

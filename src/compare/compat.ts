@@ -58,17 +58,14 @@ export function checkCompatible(baseline: LoadedRun[], candidate: LoadedRun[]): 
   for (const [side, runs] of [['baseline', baseline], ['candidate', candidate]] as const) {
     for (const r of runs) {
       // A failed run's numbers describe its fault (an endpoint, an evaluator), not the method.
-      if (r.data.status === 'failed') mismatches.push(`${side} run ${r.data.id} failed (too many episodes ended in error); resume it once the cause is fixed`);
+      const why = r.data.statusReason ? `: ${r.data.statusReason}` : '';
+      if (r.data.status === 'failed') mismatches.push(`${side} run ${r.data.id} failed (${r.data.statusReason ?? 'it ended by an error'}); resume it once the cause is fixed`);
+      else if (r.data.status === 'running') mismatches.push(`${side} run ${r.data.id} is still running (${r.data.statusReason ?? 'its lock is held'}); compare it once it has finished`);
       // A run stopped midway (Ctrl-C, a kill, a crash) has partial numbers: a "regression" against it would be false.
-      else if (r.data.status !== 'complete') mismatches.push(`${side} run ${r.data.id} is not complete (${unfinished(r.data.status)}); ${finishHint(r)}`);
+      else if (r.data.status !== 'complete') mismatches.push(`${side} run ${r.data.id} is not complete (${r.data.status}${why}); ${finishHint(r)}`);
     }
   }
   return { mismatches, notes };
-}
-
-function unfinished(status: string): string {
-  if (status === 'running') return 'its summary.json is missing: it is still running, or was killed or crashed';
-  return `status ${status}`;
 }
 
 function finishHint(r: LoadedRun): string {

@@ -9,10 +9,12 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { readSummaryJson } from '../core/run-files/index.js';
 import { findRunFolders, isRunFolder, readRunFolder } from '../results/run-folder.js';
-import { UserError, errorMessage } from '../util/errors.js';
+import { UserError } from '../util/errors.js';
 import { isBaselineJson, parseBaseline } from './baseline-file.js';
 import { runDataFromFolder, runDataFromSummary, type LoadedRun } from './run-data.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
   if (paths.length === 0) throw new UserError(`no ${side} given; usage: memrl compare <baseline> <candidate...>`);
@@ -38,7 +40,7 @@ export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
     if (isBaselineJson(json)) {
       parseBaseline(json, p).forEach((data, i) => add({ data, source: p, kind: 'baseline' }, `${abs}#${i}`));
     } else if (isSummaryJson(json)) {
-      add({ data: runDataFromSummary(json, basename(dirname(abs))), source: p, kind: 'summary' }, abs);
+      add({ data: runDataFromSummary(guard(p, () => readSummaryJson(json, p)), basename(dirname(abs))), source: p, kind: 'summary' }, abs);
     } else {
       throw new UserError(`${side} ${p}: not a memrl run folder, summary.json or baseline file (no metrics.train, no memrlBaseline)`);
     }
@@ -49,7 +51,8 @@ export function loadRuns(paths: readonly string[], side: string): LoadedRun[] {
 /** A file of a run folder stands for its folder (which has the per-task outcomes). */
 const RUN_FILES = new Set(['summary.json', 'run.json', 'metrics.json', 'outcomes.jsonl']);
 
-function isSummaryJson(v: unknown): v is Record<string, unknown> {
+/** Shaped like a summary.json (its own schema then reads it, or names what is wrong). */
+function isSummaryJson(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return false;
   const m = (v as { metrics?: { train?: { epochs?: unknown } } }).metrics;
   return Array.isArray(m?.train?.epochs);
@@ -65,6 +68,6 @@ function guard<T>(path: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof UserError) throw new UserError(err.message);
-    throw new UserError(`${path}: cannot read (${errorMessage(err)})`);
+    throw new UserError(`${path}: cannot read (${causeOf(err)})`);
   }
 }

@@ -8,6 +8,7 @@
  * holds exactly what a comparison reads and nothing else.
  */
 import { z } from 'zod';
+import type { EvaluatorFacts, SummaryJson } from '../core/run-files/index.js';
 import type { MetricsReport } from '../metrics/compute.js';
 import { buildMatrix } from '../metrics/matrix.js';
 import type { OutcomePhase } from '../metrics/outcome-row.js';
@@ -43,6 +44,8 @@ export const runDataSchema = z.object({
   split: z.string().nullable(),
   seed: z.number().nullable(),
   status: z.string(),
+  /** Why, for a run that is not complete (results/run-status.ts). */
+  statusReason: z.string().optional(),
   /** Who judged the episodes, e.g. 'local-bwrap reference, python 3.11.2': the same code can get other verdicts elsewhere. */
   evaluator: z.string().nullable().optional(),
   phases: z.object({ train: phaseSchema.optional(), valid: phaseSchema.optional() }),
@@ -91,23 +94,25 @@ export function runDataFromFolder(run: RunFolder): RunData {
     split: run.split,
     seed: run.seed,
     status: run.status,
+    ...(run.statusReason ? { statusReason: run.statusReason } : {}),
     evaluator: describeEvaluator(run.manifest.evaluator),
     phases: { train: phase('train', run.metrics.train, run.trainTaskIds), ...(valid ? { valid } : {}) },
   };
 }
 
 /** summary.json carries the full metrics reports but no per-task outcomes and no split. */
-export function runDataFromSummary(summary: Record<string, unknown>, id: string): RunData {
-  const metrics = summary.metrics as { train: MetricsReport; valid?: MetricsReport };
+export function runDataFromSummary(summary: SummaryJson, id: string): RunData {
+  const { metrics } = summary;
   return {
     id,
-    benchmark: String(summary.benchmark ?? 'unknown'),
-    method: String(summary.method ?? 'unknown'),
-    model: String(summary.model ?? 'unknown'),
-    simulated: summary.simulated === true || summary.model === 'sim',
+    benchmark: summary.benchmark,
+    method: summary.method,
+    model: summary.model,
+    simulated: summary.simulated || summary.model === 'sim',
     split: null,
-    seed: typeof summary.seed === 'number' ? summary.seed : null,
-    status: String(summary.status ?? 'unknown'),
+    seed: null,
+    status: summary.status,
+    ...(summary.failure ? { statusReason: summary.failure } : {}),
     evaluator: null,
     phases: {
       train: phaseFromReport(metrics.train, null),
@@ -116,11 +121,9 @@ export function runDataFromSummary(summary: Record<string, unknown>, id: string)
   };
 }
 
-function describeEvaluator(e: unknown): string | null {
-  if (typeof e !== 'object' || e === null) return null;
-  const { backend, mode, pythonVersion } = e as Record<string, unknown>;
-  if (typeof backend !== 'string') return null;
-  return [backend, typeof mode === 'string' ? ` ${mode}` : '', typeof pythonVersion === 'string' ? `, python ${pythonVersion}` : ''].join('');
+function describeEvaluator({ backend, mode, pythonVersion }: EvaluatorFacts): string | null {
+  if (backend === undefined) return null;
+  return [backend, mode !== undefined ? ` ${mode}` : '', pythonVersion != null ? `, python ${pythonVersion}` : ''].join('');
 }
 
 export function isSolved(status: string): boolean {

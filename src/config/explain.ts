@@ -3,7 +3,7 @@ import { INERT_KEYS, scopeOf } from './key-notes.js';
 import { schemaFor } from './load.js';
 import { descriptionOf, schemaLeaves, typeLabel } from './schema-walk.js';
 import { allFidelitySwitches } from './resolve.js';
-import type { ConfigRegistry } from './types.js';
+import type { ConfigRegistry, ConfigTree } from './types.js';
 
 export interface KeyInfo {
   key: string;
@@ -19,11 +19,11 @@ export interface KeyInfo {
 export function describeKeys(registry: ConfigRegistry, benchmark: string): KeyInfo[] {
   const schema = schemaFor(registry);
   const part = registry.benchmarks.find((b) => b.name === benchmark);
-  const defaults = schema.parse(part?.defaults ?? {}) as Record<string, unknown>;
+  const defaults = schema.parse(part?.defaults ?? {}) as ConfigTree;
   return schemaLeaves(schema).map(({ path, schema: leaf }) => ({
     key: path,
     type: typeLabel(leaf),
-    default: path.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], defaults),
+    default: path.split('.').reduce<unknown>((node, k) => (node as ConfigTree | undefined)?.[k], defaults),
     description: descriptionOf(leaf) ?? '',
     inert: path in INERT_KEYS,
     scope: scopeOf(path, registry.benchmarks),

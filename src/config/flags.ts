@@ -11,7 +11,7 @@
  * spelling, accepted as a hidden alias.
  */
 import { RUN_PROFILES } from './profile-names.js';
-import type { KeyPath } from './yaml-source.js';
+import type { ConfigTree, KeyPath } from './yaml-source.js';
 
 /** Parsed flag values, keyed by commander's camelCase name of the long flag (--split-file → splitFile). Unset = absent. */
 export type FlagValues = Record<string, unknown>;
@@ -288,24 +288,24 @@ export const EVALUATOR_FLAGS: readonly FlagDef[] = [
 export function fillDefaults(text: string, defaults: unknown): string {
   return text.replace(/\{([a-z_]+(?:\.[a-z_]+)+)\}/g, (whole, path: string) => {
     let node: unknown = defaults;
-    for (const k of path.split('.')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined;
+    for (const k of path.split('.')) node = node !== null && typeof node === 'object' ? (node as ConfigTree)[k] : undefined;
     return node === undefined ? whole : node === null ? 'the endpoint default' : String(node);
   });
 }
 
 export interface FlagOverlay {
-  data: Record<string, unknown>;
+  data: ConfigTree;
   /** The option that set `path` (or a key under it), if any. */
   optionFor(path: KeyPath): string | undefined;
 }
 
 /** Flag values as a config layer: each flag writes its key(s), so the schema checks flag values like file values. */
 export function flagOverlay(values: FlagValues, defs: readonly FlagDef[]): FlagOverlay {
-  const data: Record<string, unknown> = {};
+  const data: ConfigTree = {};
   const owners: { path: string; option: string }[] = [];
   const set = (path: KeyPath, value: unknown, option: string): void => {
     let node = data;
-    for (const key of path.slice(0, -1)) node = (node[String(key)] ??= {}) as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) node = (node[String(key)] ??= {}) as ConfigTree;
     node[String(path[path.length - 1])] = value;
     owners.push({ path: path.join('.'), option });
   };

@@ -6,7 +6,7 @@
  * interpolated, never keys. A value that is a single `${...}` still goes through
  * schema coercion, so `k_retrieve: ${K}` with K=5 gives the number 5.
  */
-import type { KeyPath } from './yaml-source.js';
+import type { ConfigTree, KeyPath } from './yaml-source.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -30,7 +30,7 @@ export function interpolateEnv(data: unknown, env: Env): { value: unknown; probl
     if (typeof value === 'string') return interpolateString(value, env, path, problems);
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i]));
     if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
+      const out: ConfigTree = {};
       for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...path, key]);
       return out;
     }

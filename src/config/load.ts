@@ -26,7 +26,7 @@ import { RUN_PROFILES, type RunProfile } from './profile-names.js';
 import { resolveConfig } from './resolve.js';
 import { runFlagsFor } from './run-flags.js';
 import { schemaFor } from './schema.js';
-import type { BenchmarkConfigPart, ConfigRegistry, ResolvedConfig } from './types.js';
+import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, ResolvedConfig } from './types.js';
 import { objectAt } from './schema-walk.js';
 import { readYamlFile, type KeyPath, type YamlSource } from './yaml-source.js';
 
@@ -41,7 +41,7 @@ export interface LoadOptions {
    */
   inspect?: boolean;
   /** The settings as data instead of a file (a resumed run's recorded config); `path` then only labels it. */
-  data?: { tree: Record<string, unknown>; label: string };
+  data?: { tree: ConfigTree; label: string };
   /**
    * A run: an empty file (or /dev/null, a drained pipe) is refused, since it would run
    * the defaults (a paid endpoint when OPENAI_API_KEY is set). Otherwise it is a note.
@@ -165,7 +165,7 @@ export function loadConfig(
  */
 function emptySectionsAsMappings(schema: z.ZodTypeAny, data: unknown, path: KeyPath): unknown {
   if (!isPlainObject(data)) return data;
-  const out: Record<string, unknown> = {};
+  const out: ConfigTree = {};
   for (const [key, value] of Object.entries(data)) {
     const childPath = [...path, key];
     if (value === null && objectAt(schema, childPath)) continue;
@@ -183,12 +183,12 @@ function valueAt(data: unknown, path: KeyPath): unknown {
   let node = data;
   for (const key of path) {
     if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[String(key)];
+    node = (node as ConfigTree)[String(key)];
   }
   return node;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is ConfigTree {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -196,7 +196,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function deepMerge(base: unknown, top: unknown): unknown {
   if (top === undefined) return base;
   if (!isPlainObject(base) || !isPlainObject(top)) return top;
-  const out: Record<string, unknown> = { ...base };
+  const out: ConfigTree = { ...base };
   for (const [key, value] of Object.entries(top)) out[key] = deepMerge(base[key], value);
   return out;
 }

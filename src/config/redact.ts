@@ -5,6 +5,7 @@
  */
 import { isPlaceholderKey } from './credentials.js';
 import { REDACTED, redactTree, redactUrlCredentials } from '../util/redact.js';
+import type { ConfigTree } from './yaml-source.js';
 
 export { REDACTED, redactUrlCredentials };
 
@@ -18,8 +19,8 @@ export function redactConfig<T>(value: T): T {
  * model, the local embedder) are left out, so no made-up key or URL is displayed.
  */
 export function withoutUnusedEndpoints<T>(tree: T): T {
-  const out = structuredClone(tree) as Record<string, Record<string, unknown> | undefined>;
-  const drop = (section: Record<string, unknown> | undefined) => {
+  const out = structuredClone(tree) as Record<string, ConfigTree | undefined>;
+  const drop = (section: ConfigTree | undefined) => {
     if (!section) return;
     for (const k of ['api_key', 'base_url', 'api_version']) delete section[k];
   };

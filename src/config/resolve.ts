@@ -16,7 +16,7 @@ import { closest } from './issues.js';
 import { keyNotes, leafPaths } from './key-notes.js';
 import { profileGaps, type ProfileLayers } from './profile.js';
 import type { MemrlConfig, Method } from './schema.js';
-import type { BenchmarkConfigPart, ConfigRegistry, LlmSettings, MethodConfigPart, ResolvedConfig, ResolvedProfile, RunSettings } from './types.js';
+import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, LlmSettings, MethodConfigPart, ResolvedConfig, ResolvedProfile, RunSettings } from './types.js';
 import type { KeyPath } from './yaml-source.js';
 
 export interface ResolveContext {
@@ -43,12 +43,12 @@ export interface ResolveContext {
 }
 
 /** The memrl.evaluator keys benchmarks add (their sharedKeys), camelCased: bcb_x → bcbX. */
-function addedEvaluatorSettings(ev: MemrlConfig['memrl']['evaluator'], registry: ConfigRegistry): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function addedEvaluatorSettings(ev: MemrlConfig['memrl']['evaluator'], registry: ConfigRegistry): ConfigTree {
+  const out: ConfigTree = {};
   for (const b of registry.benchmarks) {
     for (const added of b.sharedKeys ?? []) {
       if (added.section !== 'memrl.evaluator') continue;
-      for (const key of Object.keys(added.keys)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = (ev as Record<string, unknown>)[key];
+      for (const key of Object.keys(added.keys)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = (ev as ConfigTree)[key];
     }
   }
   return out;
@@ -320,9 +320,9 @@ function runSettings(cfg: MemrlConfig, ctx: ResolveContext, seed: number): RunSe
  */
 function refuseUnusedThreshold(method: string, part: MethodConfigPart | undefined, cfg: MemrlConfig, memory: MemoryParams, ctx: ResolveContext): void {
   if (ctx.setBy(['rl_config', 'sim_threshold']) !== '--retrieve-threshold' || (part?.engine ?? 'none') !== 'none') return;
-  const shape = (part?.configSection as { shape?: Record<string, unknown> } | undefined)?.shape;
+  const shape = (part?.configSection as { shape?: object } | undefined)?.shape;
   const hasOwn = shape !== undefined && 'threshold' in shape;
-  const own = (cfg.memrl as Record<string, unknown>)[method] as { threshold?: unknown } | undefined;
+  const own = (cfg.memrl as ConfigTree)[method] as { threshold?: unknown } | undefined;
   if (hasOwn && (own?.threshold ?? null) === null && memory.baselineThreshold === cfg.rl_config.sim_threshold) return;
   const instead = hasOwn ? `set memrl.${method}.threshold in the config (the method's own minimum score) instead` : 'leave the flag out';
   throw new UserError(`--retrieve-threshold: method ${method} does not use rl_config.sim_threshold here (the similarity threshold of memrl, memp and rag retrieval), so the flag would be ignored; ${instead}`, 'flag_unused');

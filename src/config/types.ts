@@ -7,8 +7,10 @@ import type { Fidelity } from '../util/fidelity.js';
 import type { Env } from './interpolate.js';
 import type { FlagDef, FlagValues } from './flags.js';
 import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method, SharedKeys } from './schema.js';
-import type { KeyPath } from './yaml-source.js';
 import type { RunProfile } from './profile-names.js';
+import type { ConfigTree, KeyPath } from './yaml-source.js';
+
+export type { ConfigTree };
 
 /** A run profile as resolved: its name, and each part of its setting this run does not match (one line each). */
 export interface ResolvedProfile {
@@ -144,8 +146,11 @@ export interface ResolvedConfig<S = unknown> {
   unreadKeys: string[];
 }
 
+/** Config values by dotted key (`memory.k_retrieve: 5`), as a sweep file or a variant sets them. */
+export type ConfigAssignments = Record<string, unknown>;
+
 /** A nested defaults layer in the config file's shape: { llm: {...}, experiment: {...} }. */
-export type ConfigLayer = Record<string, Record<string, unknown>>;
+export type ConfigLayer = { [section: string]: ConfigTree };
 
 /** What a benchmark's settings resolver may use besides the validated tree. */
 export interface SettingsContext {

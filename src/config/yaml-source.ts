@@ -8,13 +8,20 @@ import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type
 import { errorMessage, UserError } from '../util/errors.js';
 import { fsError } from '../util/fs-errors.js';
 
+/**
+ * A config tree as a file or a layer writes it, before the schema reads it (and as
+ * run.json records it, redacted): the reference's YAML sections and keys plus memrl's
+ * own, open-ended by nature (a plug-in adds its section).
+ */
+export type ConfigTree = Record<string, unknown>;
+
 export type KeyPath = (string | number)[];
 
 export interface YamlSource {
   /** How the file is named in messages (the path as the user gave it). */
   label: string;
   /** Plain data; an empty file is {}. */
-  data: Record<string, unknown>;
+  data: ConfigTree;
   /** 1-based line of the deepest key of `path` found in the file. */
   lineOf(path: KeyPath): number | undefined;
 }
@@ -80,7 +87,7 @@ export function parseYamlText(text: string, label: string): YamlSource {
   }
   return {
     label,
-    data: data as Record<string, unknown>,
+    data: data as ConfigTree,
     lineOf: (path) => {
       const offset = offsetOf(doc, path);
       return offset === undefined ? undefined : lineCounter.linePos(offset).line;

@@ -17,7 +17,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { FlagDef, FlagValues } from '../config/flags.js';
-import type { ConfigLayer, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
+import type { ConfigLayer, ConfigTree, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
 import type { ImageSlot, MemrlConfig, SharedKeys } from '../config/schema.js';
 import { RUN_PROFILES } from '../config/profile-names.js';
 import type { SimPlayer } from '../llm/sim/model.js';
@@ -30,6 +30,7 @@ import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity
 import type { Rng } from '../util/rng.js';
 import { datasetProblem, type DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
+import { EvaluatorFactsSchema, type EvaluatorFacts } from './run-files/evaluator.js';
 import { outcomeSchema, type Outcome } from './outcome.js';
 import { dryRunFactsSchema, type DryRunFacts } from './dry-run.js';
 
@@ -91,11 +92,23 @@ export const episodeContextSchema = contract('EpisodeContext', "The second argum
 });
 export type EpisodeContext = z.infer<typeof episodeContextSchema>;
 
+export const sourceFileSchema = named(
+  'SourceFile',
+  z
+    .object({
+      path: z.string().describe('The file, as read.'),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex').describe('Its sha256, in hex: a worker, a resume and a results table compare it.'),
+    })
+    .describe("A file the tasks were read from. memrl adds which release of the benchmark's data it is (dataset, release, url, origin) and records it in run.json's `dataset.sources`."),
+);
+/** A data file the tasks came from, as a benchmark's load() gives it. */
+export type SourceFile = z.infer<typeof sourceFileSchema>;
+
 export const loadedTasksSchema = contract('LoadedTasks', "What `load` resolves to. memrl applies `--limit` to a plug-in's lists itself (the first N of each).", {
   train: z.array(taskSchema).min(1).describe('Training tasks, in the order they run. Memory learns from these.'),
   valid: z.array(taskSchema).describe('Validation tasks (may be empty): scored with the memory read-only after epochs when validation is on.'),
   sources: z
-    .array(z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex') }))
+    .array(sourceFileSchema)
     .describe("Files the tasks were read from, with their sha256, for run.json (a worker checks it has the same data). Empty for generated tasks."),
   splitLabel: z.string().min(1).describe("How the tasks were chosen, in a few words, e.g. 'full_seed123.json (798/342)'; shown in the run banner and run.json."),
 }).superRefine((loaded, ctx) => {
@@ -141,7 +154,7 @@ export const benchmarkSchema = contract('Benchmark', 'What `create` returns: the
     "Runs one episode: prompt the model (with `ctx.memories`), act, score. A wrong answer is a result, not an exception. A failure that is not the model's answer (sandbox, evaluator, the task's data) is a thrown `EpisodeFault`; any other exception is recorded as an `error` row ('episode crashed') with its stack in log.jsonl. Many run at once (`--concurrency`): keep no per-episode state on the benchmark.",
   ),
   simPlayer: fn<(tasks: TaskBase[]) => SimPlayer>([['tasks', z.array(taskSchema)]], simPlayerSchema).describe("The simulator's player for these tasks (every train and valid task)."),
-  describeEvaluator: fn<() => Promise<Record<string, unknown>>>([], z.promise(z.record(z.unknown()))).describe("Facts about the scorer for run.json (versions, modes), e.g. `{ kind: 'exact-match' }`. Asked at the start and again at the end."),
+  describeEvaluator: fn<() => Promise<EvaluatorFacts>>([], z.promise(EvaluatorFactsSchema)).describe('Facts about the scorer for run.json (versions, modes). Asked at the start and again at the end.'),
   close: fn<() => Promise<void>>([], z.promise(z.void())).optional().describe('Releases what the benchmark holds open (containers, bridges, servers), once, when the run ends however it ends.'),
 });
 type BenchmarkShape = z.infer<typeof benchmarkSchema>;
@@ -307,7 +320,7 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
     .record(z.record(z.unknown()))
     .optional()
     .describe("Variants a sweep's benchmark axis may name as `<name>-<variant>`, each the config keys it sets, e.g. `{ db: { 'experiment.task': 'db' } }`."),
-  workerNeeds: fn<(config: Record<string, unknown>) => readonly WorkerNeed[]>([['config', z.record(z.unknown())]], z.array(z.enum(['bwrap', 'mariadb', 'containers'])).readonly())
+  workerNeeds: fn<(config: ConfigTree) => readonly WorkerNeed[]>([['config', z.record(z.unknown())]], z.array(z.enum(['bwrap', 'mariadb', 'containers'])).readonly())
     .optional()
     .describe("What its episodes need of a `memrl worker` with the local evaluator ('bwrap', 'mariadb', 'containers'), given the run's or sweep cell's config tree as written; `--queue` and sweeps route its jobs only to workers that have them. With the docker evaluator every benchmark needs a container engine instead. None: any worker."),
   dryRun: fn<(settings: unknown, run: ResolvedConfig) => Promise<DryRunFacts>>(
@@ -319,9 +332,9 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   )
     .optional()
     .describe("What `memrl run <name> --dry-run` and `memrl sweep --dry-run` need to estimate calls, tokens, cost and time without a model call: task counts, the first prompts built with your prompt code, calls per episode, typical reply lengths. Read files only: no model, no sandbox, no network. Without it the estimate is one call per loaded task with the task's text as the prompt, and says so."),
-  manifest: fn<(settings: unknown) => Record<string, unknown>>([['settings', opaque<unknown>('S')]], z.record(z.unknown()))
+  manifest: fn<(settings: unknown) => unknown>([['settings', opaque<unknown>('S')]], z.unknown())
     .optional()
-    .describe('Facts for run.json (default: its settings, secrets redacted, under its name).'),
+    .describe("Its section of run.json, recorded under its name (default: its settings, secrets redacted)."),
   create: fn<(settings: unknown, run: ResolvedConfig) => Benchmark | Promise<Benchmark>>(
     [
       ['settings', opaque<unknown>('S')],
@@ -356,7 +369,7 @@ type ModuleShape = z.infer<typeof benchmarkModuleSchema>;
 export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Omit<ModuleShape, 'resolve' | 'judge' | 'manifest' | 'create' | 'dryRun'> {
   resolve(tree: MemrlConfig, ctx: SettingsContext): S;
   judge?(settings: S): LlmSettings | null;
-  manifest?(settings: S): Record<string, unknown>;
+  manifest?(settings: S): unknown;
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
   dryRun?(settings: S, run: ResolvedConfig<S>): Promise<DryRunFacts>;
 }

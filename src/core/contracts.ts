@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { chatModelSchema, chatRequestSchema, chatResponseSchema, chatTagsSchema, chatMessageSchema, injectedMemoryHintSchema, tokenUsageSchema } from '../llm/types.js';
-import { benchmarkModuleSchema, benchmarkSchema, episodeContextSchema, flagSchema, injectedMemorySchema, loadedTasksSchema, simPlayerSchema, taskSchema } from './benchmark.js';
+import { benchmarkModuleSchema, benchmarkSchema, episodeContextSchema, sourceFileSchema, flagSchema, injectedMemorySchema, loadedTasksSchema, simPlayerSchema, taskSchema } from './benchmark.js';
 import {
   commitEffectsSchema,
   experienceSchema,
@@ -14,12 +14,14 @@ import {
   methodContextSchema,
   methodInstanceSchema,
   methodModuleSchema,
+  methodStatsSchema,
   retrievalFieldsSchema,
   retrievalQuerySchema,
   retrievalSchema,
 } from './method.js';
 import { outcomeSchema } from './outcome.js';
 import { epochEndEventSchema, reporterSchema, runEndEventSchema, runInfoSchema, runStartEventSchema } from './reporter.js';
+import { EvaluatorFactsSchema } from './run-files/evaluator.js';
 
 export interface ContractGroup {
   title: string;
@@ -33,7 +35,7 @@ export const CONTRACT_GROUPS: readonly ContractGroup[] = [
     title: 'A benchmark',
     intro:
       "A benchmark plug-in exports a `BenchmarkModule`. memrl reads its names, config section, defaults and flags when the command line is parsed, calls `resolve` with the validated config, then `create` once per run; the `Benchmark` that returns loads the tasks and plays one episode at a time, many at once. Tutorial: [plugins.md](plugins.md#a-benchmark-step-by-step).",
-    schemas: [benchmarkModuleSchema, flagSchema, benchmarkSchema, loadedTasksSchema, taskSchema, episodeContextSchema, injectedMemorySchema, outcomeSchema, simPlayerSchema],
+    schemas: [benchmarkModuleSchema, flagSchema, benchmarkSchema, loadedTasksSchema, sourceFileSchema, taskSchema, episodeContextSchema, injectedMemorySchema, outcomeSchema, simPlayerSchema, EvaluatorFactsSchema],
   },
   {
     title: 'The model client',
@@ -44,7 +46,7 @@ export const CONTRACT_GROUPS: readonly ContractGroup[] = [
     title: 'A memory method',
     intro:
       "A method plug-in exports a `MethodModule`; its `create` returns a `MethodInstance` per run. For each batch the runner asks `retrieve` for every task from the memory as committed before the batch, hands each finished training episode to `learn`, and at the barrier gives the experiences to `commit` in task order. Tutorial: [plugins.md](plugins.md#a-memory-method-step-by-step).",
-    schemas: [methodModuleSchema, methodContextSchema, methodInstanceSchema, retrievalQuerySchema, retrievalSchema, retrievalFieldsSchema, finishedEpisodeSchema, experienceSchema, commitEffectsSchema, memoryRecordSchema],
+    schemas: [methodModuleSchema, methodContextSchema, methodInstanceSchema, retrievalQuerySchema, retrievalSchema, retrievalFieldsSchema, finishedEpisodeSchema, experienceSchema, commitEffectsSchema, memoryRecordSchema, methodStatsSchema],
   },
   {
     title: 'A reporter',

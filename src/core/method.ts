@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Embedder } from '../embed/types.js';
 import { chatModelSchema, PHASES, type ChatModel } from '../llm/types.js';
 import { BUILD_STRATEGIES, MEMORY_METHODS, type BuildStrategy, type MemoryParams, type MemoryRecord } from '../memory/types.js';
-import { contract, fn, maybeAsync, opaque, plainJson } from '../util/contract-schema.js';
+import { contract, fn, maybeAsync, named, opaque, plainJson } from '../util/contract-schema.js';
 import type { Fidelity, FidelitySwitch, ReferencePrompt } from '../util/fidelity.js';
 import type { Rng } from '../util/rng.js';
 import { injectedMemorySchema, taskSchema, type TaskBase } from './benchmark.js';
@@ -72,6 +72,9 @@ export const retrievalSchema = contract('Retrieval', 'One task\'s retrieval: wha
 });
 export type Retrieval = z.infer<typeof retrievalSchema>;
 
+/** A method's own account of a retrieval decision (the row's extra.retrieval): plain JSON, open-ended (each method its own). */
+export type RetrievalRecord = NonNullable<Retrieval['record']>;
+
 /** What a finished training episode hands to the barrier. Plain JSON: it is journaled. */
 export const experienceSchema = contract('Experience', "What `learn` returns: what one finished training episode contributes at the barrier. Plain JSON (it is journaled with the episode and replayed into `commit` after a crash), carrying everything `commit` needs.", {
   memoryId: z.string().optional().describe('The id of the memory it will write, shown in the outcome row.'),
@@ -103,7 +106,7 @@ export const commitEffectsSchema = contract('CommitEffects', 'What `commit` may 
 });
 export type CommitEffects = z.infer<typeof commitEffectsSchema>;
 
-export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> = contract('MemoryRecord', 'One memory as written to memories.jsonl and shown by `memrl view` and `memrl memory`.', {
+export const memoryRecordObject = contract('MemoryRecord', 'One memory as written to memories.jsonl and shown by `memrl view` and `memrl memory`.', {
   id: z.string().describe('Unique id.'),
   key: z.string().describe('The intent key it is filed under (usually the key of the task that wrote it).'),
   content: z.string().describe('What is injected.'),
@@ -115,9 +118,34 @@ export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> 
   createdAt: z.number().describe('Commit time (ms) it was written at: `commit`\'s `at`.'),
   updatedAt: z.number().describe('Commit time (ms) it last changed.'),
   relatedIds: z.array(z.string()).describe('Memories injected when the episode that wrote it ran.'),
-  meta: z.record(z.unknown()).describe('Anything else (plain JSON), e.g. `{ taskId }`.'),
+  meta: z
+    .object({
+      taskId: z.string().optional().describe('The task whose episode wrote it,'),
+      epoch: z.number().optional().describe('in which epoch,'),
+      phase: z.string().optional().describe('phase'),
+      status: z.string().optional().describe("and with which outcome status (memrl's writer sets all four)."),
+    })
+    .catchall(z.unknown())
+    .describe('Where it came from, plus anything else of the method\'s (plain JSON).'),
   sourceKey: z.string().optional().describe("The task's own key, when it is filed under another (similar) key."),
+  detached: z.boolean().optional().describe('True when a later memory of the same task text replaced its bucket (`engine.bucket-overwrite`): still stored, never retrieved again.'),
 });
+export const memoryRecordSchema: z.ZodType<MemoryRecord, z.ZodTypeDef, unknown> = memoryRecordObject;
+
+/** A method's statistics for summary.json `memory`: open-ended, each method its own (the built-ins: computeStats's counts and Q summary, plus their settings), and the fallbacks it counted. */
+export const methodStatsSchema = named(
+  'MethodStats',
+  z
+    .object({
+      fallbacks: z
+        .record(z.number().int().nonnegative())
+        .optional()
+        .describe("Times the method did something plainer than asked, by kind (Self-RAG's unparseable reply → plain top-k; Mem0's unparseable extraction → nothing stored); absent when none."),
+    })
+    .catchall(z.unknown())
+    .describe("What `stats` returns, recorded as summary.json `memory`: the method's own statistics, e.g. `computeStats(records, size)`'s counts and Q summary, its settings, and `fallbacks`."),
+);
+export type MethodStats = z.infer<typeof methodStatsSchema>;
 
 export const methodInstanceSchema = contract('MethodInstance', "What `create` returns: the method for one run. The runner calls `retrieve` for each batch, `learn` after each training episode, `commit` at each barrier, `snapshot`/`records`/`stats` at each epoch's end.", {
   prepare: fn<(tasks: readonly TaskBase[], signal?: AbortSignal) => Promise<void>>(
@@ -159,7 +187,7 @@ export const methodInstanceSchema = contract('MethodInstance', "What `create` re
   ).describe("The barrier: the batch's experiences in task order (from `learn`, or the journal after a crash), at commit time `at` (ms). Change the memory here and only here. May be async; the next batch retrieves after it."),
   snapshot: fn<() => unknown>([], plainJson()).describe("Your whole state as plain JSON, for the epoch checkpoint; `--resume` gives it back as `ctx.restored`."),
   records: fn<() => readonly Readonly<MemoryRecord>[]>([], z.array(memoryRecordSchema).readonly()).describe('Every memory, for memories.jsonl.'),
-  stats: fn<() => Record<string, unknown>>([], z.record(z.unknown())).describe('Memory statistics for summary.json (`computeStats(records, size)` from memrl gives the usual ones).'),
+  stats: fn<() => MethodStats>([], methodStatsSchema).describe('Memory statistics for summary.json (`computeStats(records, size)` from memrl gives the usual ones).'),
   size: z.number().int().min(0).describe('Number of memories (a getter): the epoch lines and TensorBoard print it.'),
   close: fn<() => void | Promise<void>>([], maybeAsync(z.void()))
     .optional()

@@ -43,12 +43,15 @@ export const outcomeSchema = contract('EpisodeResult', "What `episode` resolves 
 });
 export type Outcome = z.infer<typeof outcomeSchema>;
 
+/** An outcome's benchmark-specific details, kept in its row's `extra` (open-ended: each benchmark its own). */
+export type OutcomeExtra = NonNullable<Outcome['extra']>;
+
 /** What an episode had when it failed: kept in the error row. */
 export interface PartialEpisode {
   steps?: number;
   trajectory?: string;
   usage?: TokenUsage;
-  extra?: Record<string, unknown>;
+  extra?: OutcomeExtra;
 }
 
 /**

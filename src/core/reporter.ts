@@ -18,6 +18,8 @@ import type { RunSummary } from '../metrics/summary.js';
 import type { Transcript } from '../metrics/transcripts.js';
 import { contract, fn, opaque } from '../util/contract-schema.js';
 import type { OutcomeRow } from './outcome.js';
+import { RUN_STATUSES, type RunEndSummary } from './run-files/summary.js';
+import type { TraceLine } from './run-files/traces.js';
 
 const rows = opaque<readonly OutcomeRow[]>('OutcomeRow[]');
 const memoryRecords = opaque<readonly Readonly<MemoryRecord>[]>('MemoryRecord[]');
@@ -32,14 +34,8 @@ export const runInfoSchema = contract('RunInfo', 'The run a hook is about.', {
 });
 export type RunInfo = z.infer<typeof runInfoSchema>;
 
-/** One episode's full conversation (multi-turn benchmarks), kept beside its row. */
-export interface Trace {
-  taskId: string;
-  taskIndex: number;
-  epoch: number;
-  phase: string;
-  transcript: unknown;
-}
+/** One episode's full conversation (multi-turn benchmarks), kept beside its row (a traces.jsonl line without the benchmark). */
+export type Trace = Omit<TraceLine, 'benchmark'>;
 
 export const runStartEventSchema = contract('RunStartEvent', 'What `onRunStart` gets.', {
   info: runInfoSchema,
@@ -63,8 +59,8 @@ export type EpochEndEvent = z.infer<typeof epochEndEventSchema>;
 
 export const runEndEventSchema = contract('RunEndEvent', 'What `onRunEnd` gets.', {
   info: runInfoSchema,
-  status: z.enum(['complete', 'interrupted', 'failed']).describe('How the run ended.'),
-  summary: z.record(z.unknown()).describe('summary.json as the runner composed it.'),
+  status: z.enum(RUN_STATUSES).describe('How the run ended.'),
+  summary: opaque<RunEndSummary>('RunEndSummary').describe('summary.json as the runner composed it (the summary reporter adds the format; its schema: src/core/run-files/summary.ts).'),
   records: memoryRecords.describe('The memory at the end.'),
 });
 export type RunEndEvent = z.infer<typeof runEndEventSchema>;

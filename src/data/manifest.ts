@@ -7,6 +7,7 @@
  * A file's checksum is of the bytes memrl reads: a `.gz` file's uncompressed bytes (so
  * a copy compressed by another tool is the same release), any other file's own bytes.
  */
+import { isJsonObject } from '../util/json.js';
 
 /** Parquet rows that memrl writes as JSON lines (the hub serves the release in this form). */
 export interface ParquetRows {
@@ -60,16 +61,15 @@ export type DatasetDeclaration = Omit<DatasetSpec, 'name'>;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Why a plug-in's declaration is not a dataset (undefined: it is one). */
 export function datasetProblem(v: unknown): string | undefined {
-  if (!isObj(v)) return 'not an object';
+  if (!isJsonObject(v)) return 'not an object';
   for (const key of ['title', 'release', 'licence', 'homepage'] as const) if (!isStr(v[key])) return `\`${key}\` is not a string`;
   if (!Array.isArray(v.files) || v.files.length === 0) return '`files` is not a non-empty list';
   for (const [i, f] of v.files.entries()) {
     const where = `files[${i}]`;
-    if (!isObj(f)) return `${where} is not an object`;
+    if (!isJsonObject(f)) return `${where} is not an object`;
     if (!isStr(f.path) || f.path.startsWith('/') || f.path.split('/').includes('..')) return `${where}.path is not a relative path inside the data folder`;
     if (!isStr(f.url) || !/^https?:\/\//.test(f.url)) return `${where}.url is not an http(s) URL`;
     if (f.sha256 !== null && !(typeof f.sha256 === 'string' && SHA256.test(f.sha256))) return `${where}.sha256 is not 64 lowercase hex digits (or null)`;

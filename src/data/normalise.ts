@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { UserError, errorMessage } from '../util/errors.js';
+import type { DataRecord } from '../util/records.js';
 import type { ParquetRows } from './manifest.js';
 
 /** A string as json.dumps(ensure_ascii=True) quotes it: everything outside printable ASCII escaped, lowercase hex. */
@@ -26,7 +27,7 @@ export function pythonJson(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'Infinity' : value < 0 ? '-Infinity' : 'NaN';
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
   if (value instanceof Uint8Array) return pythonString(Buffer.from(value).toString('utf8'));
-  return `{${Object.entries(value as Record<string, unknown>)
+  return `{${Object.entries(value as object)
     .map(([k, v]) => `${pythonString(k)}: ${pythonJson(v)}`)
     .join(', ')}}`;
 }
@@ -44,9 +45,9 @@ export async function parquetToJsonLines(parquetPath: string, rows: ParquetRows,
   }
   const missing = rows.columns.filter((c) => !present.includes(c));
   if (missing.length) throw new UserError(`${what}: the downloaded Parquet lacks the column(s) ${missing.join(', ')}`, 'data_unreadable');
-  let records: Record<string, unknown>[];
+  let records: DataRecord[];
   try {
-    records = (await parquetReadObjects({ file, compressors, columns: [...rows.columns] })) as Record<string, unknown>[];
+    records = (await parquetReadObjects({ file, compressors, columns: [...rows.columns] })) as DataRecord[];
   } catch (err) {
     throw unreadable(err);
   }

@@ -6,11 +6,8 @@
  */
 import type { DataSource } from './identify.js';
 
-interface Recorded {
-  path?: unknown;
-  sha256?: unknown;
-  contentSha256?: unknown;
-}
+/** A file as the run's run.json records it (dataset.sources). */
+type Recorded = Pick<DataSource, 'path' | 'sha256' | 'contentSha256'>;
 
 export interface DataDifference {
   /** The file read now. */
@@ -21,7 +18,7 @@ export interface DataDifference {
   now: string;
 }
 
-function contentOf(s: { sha256?: unknown; contentSha256?: unknown }): unknown {
+function contentOf(s: Pick<DataSource, 'sha256' | 'contentSha256'>): string {
   return s.contentSha256 ?? s.sha256;
 }
 
@@ -31,9 +28,9 @@ export function dataDifference(recorded: readonly Recorded[] | undefined, now: r
   for (let i = 0; i < recorded.length; i++) {
     const was = recorded[i]!;
     const cur = now[i];
-    if (!cur) return { path: String(was.path), was: String(was.sha256), now: 'not read now' };
+    if (!cur) return { path: was.path, was: was.sha256, now: 'not read now' };
     if (was.sha256 === cur.sha256 || contentOf(was) === contentOf(cur)) continue;
-    return { path: cur.path, ...(was.path !== cur.path ? { wasPath: String(was.path) } : {}), was: String(was.sha256), now: cur.sha256 };
+    return { path: cur.path, ...(was.path !== cur.path ? { wasPath: was.path } : {}), was: was.sha256, now: cur.sha256 };
   }
   return null;
 }

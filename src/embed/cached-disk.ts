@@ -17,7 +17,7 @@ export interface EmbedCacheIdentity {
   maxTextLen?: number;
 }
 
-export function embeddingCacheKey(id: EmbedCacheIdentity, text: string): Record<string, unknown> {
+export function embeddingCacheKey(id: EmbedCacheIdentity, text: string) {
   return {
     v: 1,
     op: 'embedding',

@@ -11,6 +11,20 @@ export type EnvBackendName = 'local' | 'docker';
 
 export const ENV_BACKEND_NAMES: readonly EnvBackendName[] = ['local', 'docker'];
 
+/**
+ * What an evaluator says about itself for run.json: open-ended (each backend has its own
+ * facts: interpreter, limits, images, versions); the few that readers use are named.
+ */
+export interface EvaluatorFacts {
+  /** Where episodes are scored (e.g. local-bwrap, docker, os-sandbox). */
+  backend?: string;
+  mode?: string;
+  pythonVersion?: string | null;
+  /** Tasks that cannot pass here whatever the model writes (e.g. a task importing a library the sandbox lacks). */
+  blockedTasks?: { taskId: string; reason: string }[];
+  [fact: string]: unknown;
+}
+
 /** Does a backend work here? The reason names the fix; `detail` says what was found. */
 export type EnvCheck = { ok: true; detail?: string } | { ok: false; reason: string };
 
@@ -19,10 +33,16 @@ export interface OpenedEnv {
   /** Starts (or connects to) what the backend needs and tries it once. Never throws. */
   check(): Promise<EnvCheck>;
   /** Facts for the run manifest (where things run, versions, limits). */
-  describe(): Promise<Record<string, unknown>>;
+  describe(): Promise<EvaluatorFacts>;
   /** Releases everything still held (containers, sessions, processes). The backend is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/**
+ * One JSON line of a peer process's protocol (a request, or its reply): open-ended, each
+ * peer its own fields (`cmd`, `id`, `ok`, …); read a reply's fields as unknown.
+ */
+export type PeerMessage = Record<string, unknown>;
 
 /**
  * A long-lived peer process we talk to over its stdio: a bridge, a fork server. A

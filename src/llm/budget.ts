@@ -4,17 +4,12 @@
  *
  * The usage ledger describes the run's learning state and is restored on resume;
  * calls of episodes cut short by an interruption are not in it, but they were paid
- * for. So spend is kept apart, in <run>/spend.json,
- * rewritten after every billed call. Cache hits are never billed. Cost is billed
+ * for. So spend is kept apart, in <run>/spend.json (a SpendStore: the file's format
+ * is src/core/run-files/spend.ts), rewritten after billed calls. Cache hits are never billed. Cost is billed
  * tokens × the current price table, so adding a missing price later fills it in.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { UserError } from '../util/errors.js';
 import { LEDGER_ROLES, roleCost, type LedgerRole, type RolePrices } from './cost.js';
 import type { TokenUsage } from './types.js';
-
-export const SPEND_FILE = 'spend.json';
 
 export interface BudgetLimits {
   /** US dollars; null = no limit. */
@@ -28,6 +23,13 @@ export interface SpendBucket {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+}
+
+/** Where a run's spend is kept between attempts: what earlier attempts spent, and each new count. */
+export interface SpendStore {
+  /** What earlier attempts spent per role (nothing yet: no entries). */
+  load(): Partial<Record<LedgerRole, SpendBucket>>;
+  save(byRole: Record<LedgerRole, SpendBucket>): void;
 }
 
 export interface BudgetHit {
@@ -58,8 +60,8 @@ export class SpendMeter {
   private signalled = false;
 
   constructor(
-    /** <run>/spend.json; read now if present, written on the first billed call. */
-    readonly file: string,
+    /** The run's spend.json; read now, written after billed calls. */
+    private readonly store: SpendStore,
     private readonly prices: RolePrices,
     readonly limits: BudgetLimits,
     /** Called once, when a billed call makes the spend reach a limit. */
@@ -67,23 +69,11 @@ export class SpendMeter {
     /** Dollars spent elsewhere that count against the same --budget-usd (a sweep's other cells). */
     private readonly othersUsd: () => number = () => 0,
   ) {
-    if (existsSync(file)) {
-      let saved: { byRole?: Partial<Record<LedgerRole, Partial<SpendBucket>>> };
-      try {
-        saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved;
-      } catch (err) {
-        // Never reset silently: a budget must not forget what was spent.
-        throw new UserError(`${file} is unreadable (${err instanceof Error ? err.message : String(err)}); it holds what this run has spent: repair it or remove it to count from zero`);
-      }
-      for (const role of LEDGER_ROLES) {
-        const b = saved.byRole?.[role];
-        if (b) this.byRole.set(role, { calls: b.calls ?? 0, promptTokens: b.promptTokens ?? 0, completionTokens: b.completionTokens ?? 0, totalTokens: b.totalTokens ?? 0 });
-      }
+    const saved = store.load();
+    for (const role of LEDGER_ROLES) {
+      const b = saved[role];
+      if (b) this.byRole.set(role, { ...b });
     }
-  }
-
-  static forRun(runDir: string, prices: RolePrices, limits: BudgetLimits, onReached?: (hit: BudgetHit) => void, othersUsd?: () => number): SpendMeter {
-    return new SpendMeter(join(runDir, SPEND_FILE), prices, limits, onReached, othersUsd);
   }
 
   /** One billed call (never a cache hit). */
@@ -166,17 +156,8 @@ export class SpendMeter {
   /** Counted since the last write. */
   private dirty = false;
 
-  /**
-   * Rename over the old file, so a crash leaves either version whole. No fsync: losing
-   * the last few calls' count in a power cut is acceptable, a slow disk write on every
-   * model call is not.
-   */
   private save(): void {
-    const byRole = Object.fromEntries(LEDGER_ROLES.map((r) => [r, this.byRole.get(r)]));
-    mkdirSync(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, note: 'billed calls of every attempt of this run (cache hits excluded); read by --budget-usd / --budget-tokens on resume', byRole, updatedAt: new Date().toISOString() }, null, 2)}\n`);
-    renameSync(tmp, this.file);
+    this.store.save(Object.fromEntries(LEDGER_ROLES.map((r) => [r, this.byRole.get(r)!])) as Record<LedgerRole, SpendBucket>);
   }
 }
 

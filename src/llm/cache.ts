@@ -26,7 +26,7 @@ import { UserError } from '../util/errors.js';
 import { writeAllSync } from '../util/fs.js';
 import { FileLock } from '../util/lock.js';
 import { ProviderError } from './errors.js';
-import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from './types.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatTags, TokenUsage } from './types.js';
 
 export const CACHE_FILE = 'responses.jsonl';
 
@@ -40,14 +40,14 @@ export interface CacheEntry {
   model?: string;
   systemFingerprint?: string;
   /** Human context for someone reading the file (not part of the key). */
-  tags?: Record<string, unknown>;
+  tags?: Partial<ChatTags> | { text: string };
 }
 
 /** JSON with object keys sorted, so the same content always hashes the same. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     }
     return v;
   });
@@ -192,7 +192,7 @@ export function normalizeBaseUrl(url: string | null | undefined): string {
 }
 
 /** The key object of a chat request (exported for tests and docs). */
-export function chatCacheKey(id: ChatCacheIdentity, req: ChatRequest): Record<string, unknown> {
+export function chatCacheKey(id: ChatCacheIdentity, req: ChatRequest) {
   const t = req.tags;
   return {
     v: 1,

@@ -5,6 +5,7 @@
  * recognises a ProviderError (the memory writer, the runner) never loads the SDK.
  */
 import { MemrlError } from '../util/errors.js';
+import { isJsonObject } from '../util/json.js';
 
 /** not_api: the URL answered, but not as an OpenAI-compatible API (an HTML page, plain text): every call would. */
 export type ProviderErrorReason = 'api' | 'timeout' | 'connection' | 'aborted' | 'empty' | 'bad_response' | 'not_api';
@@ -41,7 +42,7 @@ export interface CallContext {
  * points at something else: a web server, a proxy's login page, a path without /v1.
  */
 export function notAnApiReply(body: unknown, field: string, ctx: Pick<CallContext, 'provider' | 'operation' | 'endpoint'>): ProviderError | undefined {
-  if (body !== null && typeof body === 'object' && Array.isArray((body as Record<string, unknown>)[field])) return undefined;
+  if (isJsonObject(body) && Array.isArray(body[field])) return undefined;
   const what =
     typeof body === 'string'
       ? /^\s*</.test(body)

@@ -16,8 +16,13 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
+/** What the kernel module exports (kernels/dots.wat). */
+interface WasmExports {
+  memory: WasmMemory;
+  dots: DotKernel['dotsFn'];
+}
 interface WasmInstance {
-  readonly exports: Record<string, unknown>;
+  readonly exports: WasmExports;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
@@ -55,7 +60,7 @@ export class DotKernel {
     instance: WasmInstance,
     readonly dim: number,
   ) {
-    const exports = instance.exports as { memory: WasmMemory; dots: DotKernel['dotsFn'] };
+    const exports = instance.exports;
     this.memory = exports.memory;
     this.dotsFn = exports.dots;
     this.rowsOffset = align16(dim * 4);

@@ -9,6 +9,7 @@ import type {
   Candidate,
   CommitReport,
   EpisodeResult,
+  MemoryMeta,
   MemoryParams,
   MemoryRecord,
   MemorySnapshot,
@@ -28,7 +29,7 @@ export interface DirectInsert {
   success?: boolean;
   /** Defaults to q_init_pos / q_init_neg by `success`. */
   q?: number;
-  meta?: Record<string, unknown>;
+  meta?: MemoryMeta;
   relatedIds?: string[];
   now?: number;
 }

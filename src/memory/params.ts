@@ -29,12 +29,9 @@ const REFERENCE_DEFAULTS: MemoryParams = {
 };
 
 export function defaultMemoryParams(overrides: Partial<MemoryParams> = {}): MemoryParams {
-  const params: MemoryParams = { ...REFERENCE_DEFAULTS };
   // Skip explicit undefineds so a partially-filled object cannot blank a default.
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v !== undefined) (params as unknown as Record<string, unknown>)[k] = v;
-  }
-  return params;
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<MemoryParams>;
+  return { ...REFERENCE_DEFAULTS, ...given };
 }
 
 /** Values the engine cannot work with, one message each (empty when the params are usable). */

@@ -76,7 +76,7 @@ const opSchema = z.discriminatedUnion('op', [
 type Op = z.infer<typeof opSchema>;
 
 function paramsFromSections(op: Extract<Op, { op: 'config' }>): Partial<MemoryParams> {
-  const out: Record<string, unknown> = {};
+  const out: Partial<Record<keyof MemoryParams, unknown>> = {};
   for (const [name, sec] of [
     ['rl', op.rl],
     ['memory', op.memory],

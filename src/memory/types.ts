@@ -12,6 +12,15 @@ export const BUILD_STRATEGIES = ['proceduralization', 'trajectory', 'script'] as
 export type BuildStrategy = (typeof BUILD_STRATEGIES)[number];
 export type UpdateStrategy = 'adjustment' | 'vanilla' | 'validation';
 
+/** Where a memory came from, as its writer records it; a method may add its own fields. */
+export interface MemoryMeta {
+  taskId?: string;
+  epoch?: number;
+  phase?: string;
+  status?: string;
+  [field: string]: unknown;
+}
+
 export interface MemoryRecord {
   id: string;
   /** The intent key this memory is filed under (an index key; may be shared by a bucket). */
@@ -26,7 +35,7 @@ export interface MemoryRecord {
   updatedAt: number;
   /** Ids of the memories injected when the episode that wrote this one ran. */
   relatedIds: string[];
-  meta: Record<string, unknown>;
+  meta: MemoryMeta;
   /** The task's own key text, when the memory was filed under a different (similar) key's bucket. */
   sourceKey?: string;
   /**
@@ -119,7 +128,7 @@ export interface NewMemory {
   phaseAKeys: PhaseAKey[];
   content: string;
   success: boolean;
-  meta: Record<string, unknown>;
+  meta: MemoryMeta;
 }
 
 export interface CommitReport {

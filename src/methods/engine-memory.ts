@@ -8,7 +8,7 @@ import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
 import type { CommitEffects, Experience, FinishedEpisode, MethodContext, Retrieval, RetrievalFields, RetrievalQuery } from '../core/method.js';
 import type { Embedder } from '../embed/types.js';
 import { MemoryEngine } from '../memory/engine.js';
-import type { BuildStrategy, EpisodeResult, MemoryMethod, MemorySnapshot, PhaseAKey, Selection } from '../memory/types.js';
+import type { BuildStrategy, EpisodeResult, MemoryMeta, MemoryMethod, MemorySnapshot, PhaseAKey, Selection } from '../memory/types.js';
 import { MemoryWriter } from '../memory/writer.js';
 import { BUCKET_OVERWRITE } from '../memory/fidelity-switches.js';
 import type { Fidelity } from '../util/fidelity.js';
@@ -33,7 +33,7 @@ export interface EngineExperience extends Experience {
     phaseAKeys: PhaseAKey[];
     content: string;
     success: boolean;
-    meta: Record<string, unknown>;
+    meta: MemoryMeta;
   };
 }
 

@@ -34,7 +34,7 @@ export class FallbackTally {
    * unparseable: the candidates injected"). `quiet`: counted, not logged (a restore replaying
    * what was logged before).
    */
-  note(kind: string, what: string, at: FallbackAt, detail: Record<string, unknown> = {}, quiet = false): void {
+  note(kind: string, what: string, at: FallbackAt, detail: Readonly<Record<string, string | undefined>> = {}, quiet = false): void {
     this.counts[kind] = (this.counts[kind] ?? 0) + 1;
     if (!quiet) this.log.warn({ event: FALLBACK_EVENT, method: this.method, kind, what, epoch: at.epoch, phase: at.phase, task: at.task, ...detail }, what);
   }

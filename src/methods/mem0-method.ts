@@ -1,6 +1,6 @@
 /** Mem0's instance over the bridge to mem0ai (mem0.ts is its light module: name, help, settings section). */
 import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, FinishedEpisode, MethodContext, MethodInstance, Retrieval, RetrievalQuery } from '../core/method.js';
+import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodStats, Retrieval, RetrievalQuery } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { commitOrder } from './commit-order.js';
@@ -97,7 +97,7 @@ class Mem0Method implements MethodInstance {
     });
   }
 
-  stats(): Record<string, unknown> {
+  stats(): MethodStats {
     const fallbacks = this.bridge.fallbacks.snapshot();
     return {
       ...computeStats(this.records(), this.bridge.memories.length),

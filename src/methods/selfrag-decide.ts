@@ -11,8 +11,10 @@
  * Prompts are template files in the `memory` namespace (src/memory/prompts/selfrag-*.md),
  * overridden by a prompt pack's memory/ folder.
  */
+import type { RetrievalRecord } from '../core/method.js';
 import type { ChatModel, ChatRequest, ChatTags } from '../llm/types.js';
 import { errorMessage } from '../util/errors.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { pyStrip } from '../util/python/text.js';
 import { loadTemplate, render } from '../util/template.js';
 import { METHOD_PROMPT_DIR } from './experience.js';
@@ -64,7 +66,7 @@ export class UnparseableReply extends Error {
 }
 
 /** The JSON object in a reply: the whole text, or from its first `{` to its last `}` (models like to wrap it). */
-export function extractJsonObject(raw: string): Record<string, unknown> {
+export function extractJsonObject(raw: string): JsonObject {
   const text = raw.trim();
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
@@ -75,8 +77,8 @@ export function extractJsonObject(raw: string): Record<string, unknown> {
   } catch (err) {
     throw new UnparseableReply(`invalid JSON: ${errorMessage(err)}`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UnparseableReply('the reply is not a JSON object');
-  return value as Record<string, unknown>;
+  if (!isJsonObject(value)) throw new UnparseableReply('the reply is not a JSON object');
+  return value;
 }
 
 /** true/false, also as the strings a model sometimes writes; anything else is false (as the reference reads it). */
@@ -102,8 +104,8 @@ export function parseDecision(raw: string, candidateIds: readonly string[]): Dec
   const seen = new Set<string>();
   const docs: DocLabel[] = [];
   for (const item of Array.isArray(obj.docs) ? obj.docs : []) {
-    if (!item || typeof item !== 'object') continue;
-    const d = item as Record<string, unknown>;
+    if (!isJsonObject(item)) continue;
+    const d = item;
     const id = d.id === undefined || d.id === null ? '' : String(d.id);
     if (!known.has(id) || seen.has(id)) continue;
     seen.add(id);
@@ -151,15 +153,15 @@ export function parseDecisionReference(raw: string): DecisionAnswer {
   } catch (err) {
     throw new UnparseableReply(`invalid JSON: ${errorMessage(err)}`);
   }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new UnparseableReply('the reply is not a JSON object');
-  const o = obj as Record<string, unknown>;
+  if (!isJsonObject(obj)) throw new UnparseableReply('the reply is not a JSON object');
+  const o = obj;
   const listed = pyTruthy(o.docs) ? o.docs : [];
   if (typeof listed === 'number' || typeof listed === 'boolean') throw new UnparseableReply('docs is not a list');
   const docs: DocLabel[] = [];
   // A string or an object iterates as characters or keys: no entry is an object then.
   for (const item of Array.isArray(listed) ? listed : []) {
-    if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
-    const d = item as Record<string, unknown>;
+    if (!isJsonObject(item)) continue;
+    const d = item;
     const id = pyTruthy(d.id) ? (typeof d.id === 'string' ? d.id : JSON.stringify(d.id)) : '';
     if (!id) continue;
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
@@ -272,12 +274,12 @@ export interface Choice {
   /** Indices of the candidates injected, in candidate (similarity) order. */
   chosen: number[];
   /** The gate's and the decision's answers, for the outcome row (extra.retrieval). */
-  record: Record<string, unknown>;
+  record: RetrievalRecord;
   /** Set when no reply parsed: the stage, why, and what was injected instead. */
   fallback?: { stage: 'gate' | 'decision'; error: string | undefined; to: 'top-k' | 'none' };
 }
 
-function labelOf(d: DocLabel | undefined): Record<string, unknown> {
+function labelOf(d: DocLabel | undefined) {
   return d ? { selected: d.selected, relevance: d.relevance, support: d.support, utility: d.utility } : { selected: false, labelled: false };
 }
 
@@ -294,11 +296,11 @@ export async function chooseCandidates(
   opts: { gate: boolean; referenceParse: boolean; fallbackOnError: boolean },
 ): Promise<Choice> {
   const all = candidates.map((_, i) => i);
-  const fallback = (stage: 'gate' | 'decision', error: string | undefined, record: Record<string, unknown>): Choice => {
+  const fallback = (stage: 'gate' | 'decision', error: string | undefined, record: RetrievalRecord): Choice => {
     const to = opts.fallbackOnError ? 'top-k' : 'none';
     return { chosen: opts.fallbackOnError ? all : [], record: { ...record, fallback: to }, fallback: { stage, error, to } };
   };
-  let gateRecord: Record<string, unknown> | null = null;
+  let gateRecord: RetrievalRecord | null = null;
   if (opts.gate) {
     const gate = await askGate(c, task);
     gateRecord = { attempts: gate.attempts, ...(gate.answer ? { retrieve: gate.answer.shouldRetrieve } : { error: gate.error }) };

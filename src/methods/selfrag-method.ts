@@ -1,6 +1,6 @@
 /** Self-RAG's instance (selfrag.ts is its light module: name, help, settings section). */
 import type { InjectedMemory, TaskBase } from '../core/benchmark.js';
-import type { Experience, FinishedEpisode, MethodContext, MethodInstance, Retrieval, RetrievalQuery } from '../core/method.js';
+import type { Experience, FinishedEpisode, MethodContext, MethodInstance, MethodStats, Retrieval, RetrievalQuery, RetrievalRecord } from '../core/method.js';
 import { computeStats } from '../memory/stats.js';
 import type { MemoryRecord } from '../memory/types.js';
 import { decodeFloat32, encodeFloat32, NORM_FLOOR } from '../memory/vectors.js';
@@ -126,8 +126,8 @@ export class SelfRag implements MethodInstance {
   private async retrieveOne(task: TaskBase, query: RetrievalQuery): Promise<Retrieval> {
     const mode = this.settings.retrieval_mode;
     const found = mode === 'never' ? [] : await this.candidates(task, query.signal);
-    const record: Record<string, unknown> = { mode, candidates: found.map((c) => ({ id: c.item.id, sim: c.sim })) };
-    const done = (chosen: Candidate[], extra: Record<string, unknown> = {}): Retrieval => this.retrieval(chosen, found.length, { ...record, ...extra, selected: chosen.map((c) => c.item.id) });
+    const record: RetrievalRecord = { mode, candidates: found.map((c) => ({ id: c.item.id, sim: c.sim })) };
+    const done = (chosen: Candidate[], extra: RetrievalRecord = {}): Retrieval => this.retrieval(chosen, found.length, { ...record, ...extra, selected: chosen.map((c) => c.item.id) });
     if (mode !== 'adaptive' || found.length === 0) return done(found);
 
     const { fidelity } = this.ctx;
@@ -156,7 +156,7 @@ export class SelfRag implements MethodInstance {
     );
   }
 
-  private retrieval(chosen: Candidate[], pool: number, record: Record<string, unknown>): Retrieval {
+  private retrieval(chosen: Candidate[], pool: number, record: RetrievalRecord): Retrieval {
     const memories: InjectedMemory[] = chosen.map(({ item, sim }) => ({ id: item.id, key: item.key, success: item.success, taskId: item.taskId, content: item.content, q: 0, sim }));
     return { memories, fields: { retrievedIds: memories.map((m) => m.id), retrievedSim: memories.map((m) => m.sim), pool, explored: false }, record };
   }
@@ -212,7 +212,7 @@ export class SelfRag implements MethodInstance {
     }));
   }
 
-  stats(): Record<string, unknown> {
+  stats(): MethodStats {
     const fallbacks = this.fallbacks.snapshot();
     return { ...computeStats(this.records(), this.store.length), retrievalMode: this.settings.retrieval_mode, topK: this.topK, ...(Object.keys(fallbacks).length ? { fallbacks } : {}) };
   }

@@ -164,7 +164,7 @@ export function readOutcomesArrow(path: string): OutcomeRow[] {
   const table = tableFromIPC(readFileSync(path));
   const rows: OutcomeRow[] = [];
   for (let i = 0; i < table.numRows; i++) {
-    const raw: Record<string, unknown> = {};
+    const raw: Partial<Record<keyof OutcomeRow, unknown>> = {};
     for (const c of COLUMNS) {
       const col = table.getChild(c.name);
       if (col === null) {

@@ -19,7 +19,8 @@ export type OutcomePhase = (typeof OUTCOME_PHASES)[number];
 
 const count = z.number().int().nonnegative();
 
-const outcomeRowObject = z.object({
+/** The row's fields (outcomeRowSchema adds the checks across fields). */
+export const outcomeRowObject = z.object({
   runId: z.string().min(1).optional(),
   benchmark: z.string().min(1),
   taskId: z.string().min(1),

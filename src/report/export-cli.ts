@@ -2,9 +2,10 @@
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunFolder } from '../results/run-folder.js';
-import { readTranscripts } from '../metrics/transcripts.js';
+import { readTranscripts } from '../core/run-files/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { EXPORT_FORMATS, exportOutcomes, type ExportFormat } from './export-outcomes.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export interface ExportFlags {
   format?: string;
@@ -43,7 +44,7 @@ export function writeExport(path: string, bytes: Uint8Array): void {
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw new UserError(`--out ${path}: cannot write (${errorMessage(err)})`);
+    throw new UserError(`--out ${path}: cannot write (${causeOf(err)})`);
   }
 }
 

@@ -49,7 +49,7 @@ export function formatLatex(table: ResultTable, rowsBy: RowDimension = 'method')
       layout,
       r,
       (cell, t) => {
-        const value = t.halfWidth === null ? t.mean : `${t.mean} $\\pm$ ${t.halfWidth} ($n$=${t.n})`;
+        const value = t === null ? '--' : t.halfWidth === null ? t.mean : `${t.mean} $\\pm$ ${t.halfWidth} ($n$=${t.n})`;
         const marks = cell.marks.length ? `$^{${cell.marks.map((k) => MARK_SYMBOLS[k].latex).join('')}}$` : '';
         return `${cell.best ? `\\textbf{${value}}` : value}${marks}`;
       },

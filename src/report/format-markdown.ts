@@ -15,7 +15,7 @@ export function formatMarkdown(table: ResultTable, rowsBy: RowDimension = 'metho
       layout,
       r,
       (cell, t) => {
-        const value = t.halfWidth === null ? t.mean : `${t.mean} ± ${t.halfWidth} (n=${t.n})`;
+        const value = t === null ? '–' : t.halfWidth === null ? t.mean : `${t.mean} ± ${t.halfWidth} (n=${t.n})`;
         const marks = cell.marks.map((k) => MARK_SYMBOLS[k].text).join('');
         return `${cell.best ? `**${value}**` : value}${marks}`;
       },

@@ -5,6 +5,7 @@
  * Unknown ids keep their own spelling and sort after the known ones.
  */
 import { BUILTIN_BENCHMARKS, TABLE_ORDER } from '../bench/registry.js';
+import type { RunJson } from '../core/run-files/index.js';
 import { BUILTIN_METHODS } from '../methods/registry.js';
 
 /** Spellings the paper's table (data/paper-results.json) uses for the same methods. */
@@ -25,9 +26,9 @@ export function retriesUnsolved(method: string): boolean {
 const recorded = { benchmarks: new Map<string, string>(), methods: new Map<string, string>() };
 
 /** Display names a run folder recorded (run.json benchmarkName / methodName). */
-export function rememberNames(manifest: Record<string, unknown>): void {
-  if (typeof manifest.benchmark === 'string' && typeof manifest.benchmarkName === 'string') recorded.benchmarks.set(manifest.benchmark, manifest.benchmarkName);
-  if (typeof manifest.method === 'string' && typeof manifest.methodName === 'string') recorded.methods.set(manifest.method, manifest.methodName);
+export function rememberNames(manifest: Pick<RunJson, 'benchmark' | 'benchmarkName' | 'method' | 'methodName'>): void {
+  if (manifest.benchmarkName !== undefined) recorded.benchmarks.set(manifest.benchmark, manifest.benchmarkName);
+  if (manifest.methodName !== undefined) recorded.methods.set(manifest.method, manifest.methodName);
 }
 
 /**

@@ -4,8 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { UserError, errorMessage } from '../util/errors.js';
+import { UserError } from '../util/errors.js';
 import { asset } from '../util/paths.js';
+import { causeOf } from '../util/fs-errors.js';
 
 const paperEntry = z
   .object({
@@ -43,7 +44,7 @@ export function loadPaperResults(path = defaultPaperResultsPath()): PaperResults
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${errorMessage(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
   const parsed = paperResultsSchema.safeParse(raw);
   if (!parsed.success) {

@@ -19,7 +19,7 @@ export const MARK_NOTES: readonly { mark: Mark; note: string }[] = [
   { mark: 'simulated', note: 'simulated model (sim): pipeline check, not a result.' },
   { mark: 'standin', note: standInNote() },
   { mark: 'unfinished', note: 'includes a run that did not finish (interrupted or still running): fewer epochs than planned.' },
-  { mark: 'failed', note: 'includes a failed run (too many episodes ended in error): its numbers describe the fault, not the method; fix the cause and resume it.' },
+  { mark: 'failed', note: 'includes a failed run (ended by an error, such as too many error episodes, or its rows damaged): its numbers describe the fault, not the method; fix the cause and resume it.' },
   {
     mark: 'retries',
     note: "Pass@k and Reflection retry only the tasks not solved yet, so their Last is the tasks solved in the final epoch ÷ all tasks, not the final accuracy of the other rows, and never bold; the paper reports only their cumulative number (CSR).",

@@ -70,14 +70,15 @@ export function cellText(cell: TableCell): CellText | null {
 
 /**
  * The cells of row `r`, group by group and metric by metric: `render` formats a cell
- * with a value, `empty` stands for a missing one. One loop for every output format.
+ * (its text null when its runs have no value yet), `empty` stands for a missing one.
+ * One loop for every output format.
  */
-export function rowCells(layout: Layout, r: number, render: (cell: TableCell, text: CellText) => string, empty: string): string[] {
+export function rowCells(layout: Layout, r: number, render: (cell: TableCell, text: CellText | null) => string, empty: string): string[] {
   return layout.groups.flatMap((_g, g) =>
     layout.metrics.map((_m, m) => {
       const cell = layout.cell(r, g, m);
-      const t = cell ? cellText(cell) : null;
-      return cell && t ? render(cell, t) : empty;
+      // A cell of runs without a value yet (running, killed before a row) still carries their marks.
+      return cell ? render(cell, cellText(cell)) : empty;
     }),
   );
 }

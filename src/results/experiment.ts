@@ -5,6 +5,7 @@
  * not count.
  */
 import { createHash } from 'node:crypto';
+import type { RunJson } from '../core/run-files/index.js';
 
 /** Config keys that cannot change what is measured (matched exactly, or by a `section.` prefix). */
 const NOT_DEFINING = [
@@ -36,7 +37,7 @@ function defining(key: string): boolean {
 }
 
 /** The defining settings of a run, as key → JSON value: its config's leaves, plus its data files' hashes. */
-export function definingSettings(manifest: Record<string, unknown>): Record<string, string> {
+export function definingSettings(manifest: Pick<RunJson, 'config' | 'dataset'>): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (v: unknown, prefix: string): void => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
@@ -46,8 +47,7 @@ export function definingSettings(manifest: Record<string, unknown>): Record<stri
     }
   };
   walk(manifest.config, '');
-  const sources = (manifest.dataset as { sources?: { sha256?: unknown }[] } | undefined)?.sources;
-  if (Array.isArray(sources)) out['dataset.sha256'] = JSON.stringify(sources.map((s) => s.sha256));
+  out['dataset.sha256'] = JSON.stringify(manifest.dataset.sources.map((s) => s.sha256));
   return out;
 }
 

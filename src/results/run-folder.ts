@@ -1,16 +1,28 @@
 /**
  * Reading finished (or interrupted) run folders back: the one place that knows the
- * layout `memrl run` writes (see src/runner/run-files.ts). Tables, reports, exports
- * and comparisons all start here.
+ * layout `memrl run` writes (each file's schema: src/core/run-files/). Tables, reports,
+ * exports and comparisons all start here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { describeSchemaError, RunManifestSchema, RunSummaryFileSchema } from '../core/run-files.js';
-import type { OutcomeRow } from '../metrics/outcome-row.js';
-import { readOutcomeRows } from '../metrics/outcome-store.js';
+import {
+  NOT_RECORDED,
+  OUTCOMES_FILE,
+  readOutcomeRows,
+  readRunJson,
+  readSummaryJson,
+  RUN_JSON_FILE,
+  SUMMARY_FILE,
+  type OutcomeRow,
+  type RunJson,
+  type RunState,
+  type SummaryJson,
+} from '../core/run-files/index.js';
 import { summarize, type RunSummary } from '../metrics/summary.js';
 import { UserError } from '../util/errors.js';
 import { columnOf, definingSettings, experimentKey } from './experiment.js';
+import { runStatusOf } from './run-status.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export interface RunFolder {
   dir: string;
@@ -30,10 +42,12 @@ export interface RunFolder {
   split: string | null;
   /** The data releases it read (run.json's dataset.sources), e.g. 'v0.1.0_hf, MemRL@7c3beba'; null before memrl recorded them. */
   release: string | null;
-  /** failed: stopped by too many error episodes; running: no summary yet (still running, or killed). */
-  status: 'complete' | 'interrupted' | 'failed' | 'running';
-  manifest: Record<string, unknown>;
-  summary: Record<string, unknown> | null;
+  /** From the evidence in the folder (run-status.ts): running, interrupted, failed, complete. */
+  status: RunState;
+  /** Why, in words, for every status but complete (who runs it, how it stopped, the failure). */
+  statusReason?: string;
+  manifest: RunJson;
+  summary: SummaryJson | null;
   rows: OutcomeRow[];
   /** Recomputed from the rows, so metric-code changes apply to old runs too. */
   metrics: RunSummary;
@@ -41,41 +55,38 @@ export interface RunFolder {
   validTaskIds: string[];
 }
 
-function readJson(path: string): Record<string, unknown> {
+function readJson(path: string): unknown {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
 }
 
 export function isRunFolder(dir: string): boolean {
-  return existsSync(join(dir, 'run.json')) && existsSync(join(dir, 'outcomes.jsonl'));
+  return existsSync(join(dir, RUN_JSON_FILE)) && existsSync(join(dir, OUTCOMES_FILE));
 }
 
 /** Read one run folder; a folder that is not one fails with a line saying what is missing. */
 export function readRunFolder(dirIn: string): RunFolder {
   const dir = resolve(dirIn);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dirIn}: no such run folder`);
-  if (!existsSync(join(dir, 'run.json'))) {
+  if (!existsSync(join(dir, RUN_JSON_FILE))) {
     throw new UserError(`${dirIn}: not a memrl run folder (no run.json); point at a folder under results/<benchmark>/`);
   }
-  const manifest = parseWith(RunManifestSchema, join(dir, 'run.json'));
-  if (!existsSync(join(dir, 'outcomes.jsonl'))) throw new UserError(`${dirIn}: run folder has no outcomes.jsonl (the run never started an episode)`);
-  const { rows } = readOutcomeRows(join(dir, 'outcomes.jsonl'));
-  const summary = existsSync(join(dir, 'summary.json')) ? parseWith(RunSummaryFileSchema, join(dir, 'summary.json')) : null;
-  const trainTaskIds = stringArray(manifest.trainTaskIds);
-  const validTaskIds = stringArray(manifest.validTaskIds);
+  const manifest = readRunJson(readJson(join(dir, RUN_JSON_FILE)), join(dir, RUN_JSON_FILE));
+  if (!existsSync(join(dir, OUTCOMES_FILE))) throw new UserError(`${dirIn}: run folder has no outcomes.jsonl (the run never started an episode)`);
+  const { rows } = readOutcomeRows(join(dir, OUTCOMES_FILE));
+  const summary = existsSync(join(dir, SUMMARY_FILE)) ? readSummaryJson(readJson(join(dir, SUMMARY_FILE)), join(dir, SUMMARY_FILE)) : null;
+  const { trainTaskIds, validTaskIds } = manifest;
   const hasValid = rows.some((r) => r.phase === 'valid');
   const metrics = summarize(rows, {
     trainTaskIds: trainTaskIds.length ? trainTaskIds : undefined,
     validTaskIds: hasValid && validTaskIds.length ? validTaskIds : undefined,
   });
-  const dataset = (manifest.dataset ?? {}) as { split?: unknown; sources?: { release?: unknown }[] };
-  const releases = [...new Set((dataset.sources ?? []).map((s) => s.release).filter((r): r is string => typeof r === 'string'))];
-  const status = (summary?.status as RunFolder['status'] | undefined) ?? 'running';
-  const benchmark = String(manifest.benchmark ?? rows[0]?.benchmark ?? 'unknown');
-  const env = String(manifest.env ?? manifest.benchmark ?? 'unknown');
+  const releases = [...new Set(manifest.dataset.sources.map((s) => s.release).filter((r): r is string => typeof r === 'string'))];
+  const { state: status, reason: statusReason } = runStatusOf(dir, summary, rows, trainTaskIds);
+  const { benchmark, env } = manifest;
   const settings = definingSettings(manifest);
   return {
     dir,
@@ -84,13 +95,14 @@ export function readRunFolder(dirIn: string): RunFolder {
     env,
     column: columnOf(benchmark, env),
     experiment: { key: experimentKey(settings), settings },
-    method: String(manifest.method ?? 'unknown'),
-    model: String(manifest.model ?? 'unknown'),
-    simulated: manifest.simulated === true || manifest.model === 'sim',
-    seed: typeof manifest.seed === 'number' ? manifest.seed : null,
-    split: typeof dataset.split === 'string' ? dataset.split : null,
+    method: manifest.method,
+    model: manifest.model,
+    simulated: manifest.simulated || manifest.model === 'sim',
+    seed: manifest.seed,
+    split: manifest.dataset.split === NOT_RECORDED ? null : manifest.dataset.split,
     release: releases.length ? releases.join(', ') : null,
     status,
+    ...(statusReason ? { statusReason } : {}),
     manifest,
     summary,
     rows,
@@ -98,17 +110,6 @@ export function readRunFolder(dirIn: string): RunFolder {
     trainTaskIds,
     validTaskIds,
   };
-}
-
-/** A run file read through its schema (shared with the writers): a field of the wrong type is one line naming it. */
-function parseWith<S extends typeof RunManifestSchema | typeof RunSummaryFileSchema>(schema: S, path: string): Record<string, unknown> {
-  const parsed = schema.safeParse(readJson(path));
-  if (!parsed.success) throw new UserError(`${describeSchemaError(path, parsed.error)}; this run folder was not written by memrl, or was edited`, 'run_file_invalid');
-  return parsed.data as Record<string, unknown>;
-}
-
-function stringArray(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /**

@@ -4,21 +4,13 @@
  * evaluator.blockedTasks; the run's start says so in one line, so a lower score is
  * no surprise and the fix, where there is one, is in view.
  */
-interface Blocked {
-  taskId: string;
-  reason: string;
-}
-
-function blockedOf(evaluator: Record<string, unknown>): Blocked[] {
-  const list = evaluator.blockedTasks;
-  if (!Array.isArray(list)) return [];
-  return list.filter((b): b is Blocked => typeof b?.taskId === 'string' && typeof b?.reason === 'string');
-}
+import type { RunComposition } from '../core/run-files/index.js';
+import type { EvaluatorFacts } from '../env/contract.js';
 
 /** The notice for the run's start, or null when every task it plays can pass. Names at most `shown` tasks. */
-export function blockedTasksNotice(evaluator: Record<string, unknown>, played: readonly string[], shown = 3): string | null {
+export function blockedTasksNotice(evaluator: EvaluatorFacts, played: readonly string[], shown = 3): string | null {
   const ids = new Set(played);
-  const blocked = blockedOf(evaluator).filter((b) => ids.has(b.taskId));
+  const blocked = (evaluator.blockedTasks ?? []).filter((b) => ids.has(b.taskId));
   if (!blocked.length) return null;
   const named = blocked.slice(0, shown).map((b) => `${b.taskId} ${b.reason}`);
   const more = blocked.length > shown ? `; ${blocked.length - shown} more` : '';
@@ -26,8 +18,8 @@ export function blockedTasksNotice(evaluator: Record<string, unknown>, played: r
 }
 
 /** A run under a profile (run.json `profile`) lists its blocked tasks among what it could not match. */
-export function profileWithBlocked(manifest: Record<string, unknown>, notice: string | null): Record<string, unknown> {
-  const profile = manifest.profile as { unmatched?: unknown } | undefined;
-  if (!profile || !notice || !Array.isArray(profile.unmatched)) return {};
-  return { profile: { ...profile, unmatched: [...(profile.unmatched as unknown[]), notice] } };
+export function profileWithBlocked(manifest: RunComposition, notice: string | null): Pick<RunComposition, 'profile'> {
+  const { profile } = manifest;
+  if (!profile || !notice) return {};
+  return { profile: { ...profile, unmatched: [...profile.unmatched, notice] } };
 }

@@ -17,35 +17,12 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
-import type { Experience } from '../core/method.js';
-import type { OutcomePhase, OutcomeRow } from '../core/outcome.js';
-import type { LedgerSnapshot } from '../llm/ledger.js';
+import { JOURNAL_FILE, parseJournalLine, type JournalBarrier, type JournalEntry, type JournalEpisode } from '../core/run-files/journal.js';
+import type { OutcomePhase } from '../core/outcome.js';
 import { fsyncDir, writeAllSync, writeFileAtomic } from '../util/fs.js';
 
-export const JOURNAL_FILE = 'journal.jsonl';
-
-export interface JournalEpisode {
-  kind: 'episode';
-  phase: OutcomePhase;
-  epoch: number;
-  taskIndex: number;
-  taskId: string;
-  row: OutcomeRow;
-  /** The method's Experience for the barrier (plain JSON). */
-  result?: Experience;
-  /** This episode's model calls (agent, judge, memory writing). */
-  usage: LedgerSnapshot;
-}
-
-export interface JournalBarrier {
-  kind: 'barrier';
-  epoch: number;
-  batch: number;
-  /** The commit time, so replayed commits stamp memories exactly as the first time. */
-  at: number;
-}
-
-export type JournalEntry = JournalEpisode | JournalBarrier;
+/** The entries' schema is src/core/run-files/journal.ts. */
+export { JOURNAL_FILE, type JournalBarrier, type JournalEntry, type JournalEpisode };
 
 export class Journal {
   private fd: number | null;
@@ -148,7 +125,7 @@ export class Journal {
     const kept: JournalEntry[] = [];
     const lines: string[] = [];
     for (const line of readFileSync(this.path, 'utf8').split('\n')) {
-      const e = parse(line);
+      const e = parseJournalLine(line);
       if (e && keep(e)) {
         kept.push(e);
         lines.push(`${line}\n`);
@@ -194,14 +171,4 @@ const datasync = promisify(fdatasync);
 
 function episodeKey(phase: string, epoch: number, taskIndex: number): string {
   return `${phase}|${epoch}|${taskIndex}`;
-}
-
-function parse(line: string): JournalEntry | undefined {
-  if (!line.trim()) return undefined;
-  try {
-    const e = JSON.parse(line) as JournalEntry;
-    return e.kind === 'episode' || e.kind === 'barrier' ? e : undefined;
-  } catch {
-    return undefined; // the line a kill cut short
-  }
 }

@@ -9,6 +9,7 @@
 import type { LoadedTasks, TaskBase } from '../core/benchmark.js';
 import type { MethodInstance, MethodModule } from '../core/method.js';
 import type { RunInfo } from '../core/reporter.js';
+import type { EvaluatorFacts } from '../core/run-files/index.js';
 import { EndpointHealth } from '../llm/endpoint-health.js';
 import { UsageLedger } from '../llm/ledger.js';
 import { MeteredChatModel } from '../llm/metered.js';
@@ -39,7 +40,7 @@ export interface OpenRun<T extends TaskBase> {
   ledger: UsageLedger;
   info: RunInfo;
   /** The evaluator as run.json describes it at the start. */
-  evaluator: Record<string, unknown>;
+  evaluator: EvaluatorFacts;
   train: IndexedTask<T>[];
   valid: IndexedTask<T>[];
   matrix: OutcomeMatrix;
@@ -70,7 +71,6 @@ export async function openRun<T extends TaskBase>(folder: RunFolder, plan: RunPl
   const loaded = await bench.load();
   if (loaded.train.length === 0) throw new UserError(`${bench.name}: the train set is empty (check --limit, --subset and the split file)`, 'empty_train_set');
   const models = openModels(plan, loaded);
-  emit('onTasksLoaded', { train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
 
   // Resume: restore the learning state of the last completed epoch and drop rows past it;
   // the journal then replays the unfinished epoch up to where the run stopped.
@@ -78,12 +78,15 @@ export async function openRun<T extends TaskBase>(folder: RunFolder, plan: RunPl
   if (plan.folder.resume && !ckpt && !folder.hasManifest()) {
     throw new UserError(`--resume ${plan.folder.dir}: not a memrl run folder (no run.json)`);
   }
+  // Checked before anything is said or run: every checkpointed epoch has its rows (rebuilt, or refused).
+  const kept = plan.folder.resume && folder.hasManifest() ? folder.keptRows(ckpt?.epochCompleted ?? -1, loaded.train.map((t) => t.id)) : { rows: [] };
+  emit('onTasksLoaded', { train: loaded.train.length, valid: loaded.valid.length, split: loaded.splitLabel });
   const calls = new MethodCalls();
   const method = await createMethod(methodModule, plan, calls.recording(models.model), ckpt);
   opened.method = method;
   if (ckpt) models.ledger.restore(ckpt.ledger);
   const doneEpoch = ckpt?.epochCompleted ?? 0;
-  const { info, evaluator, matrix, journal } = await openFolder(folder, plan, emit, { loaded, methodName: methodModule.name, model: models.model, ckpt });
+  const { info, evaluator, matrix, journal } = await openFolder(folder, plan, emit, { loaded, methodName: methodModule.name, model: models.model, ckpt, kept });
 
   const dispatcher: Dispatcher<T> = plan.episodes?.dispatcher
     ? new RemoteDispatcher(plan.episodes.dispatcher, models.usage, { runDir: plan.folder.dir, signal: plan.stops?.signal, log: plan.log })
@@ -166,11 +169,13 @@ interface FolderFacts<T extends TaskBase> {
   methodName: string;
   model: MeteredChatModel;
   ckpt: Restored;
+  /** The rows a resume keeps, checked against run.json (and how they were rebuilt, if they were). */
+  kept: ReturnType<RunFolder['keptRows']>;
 }
 
 interface OpenFolder {
   info: RunInfo;
-  evaluator: Record<string, unknown>;
+  evaluator: EvaluatorFacts;
   matrix: OutcomeMatrix;
   journal: Journal;
 }
@@ -221,10 +226,12 @@ async function openFolder<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const doneEpoch = f.ckpt?.epochCompleted ?? 0;
   const keptUpToEpoch = f.ckpt ? doneEpoch : -1;
   // The outcome matrix so far: the kept rows, then each committed batch (metrics and retries read it).
-  const matrix = new OutcomeMatrix(resuming ? folder.rowsUpTo(keptUpToEpoch) : [], { train: trainTaskIds, valid: validTaskIds });
-  const notices = [...(f.ckpt?.recovered ? [f.ckpt.recovered] : []), ...(blocked ? [blocked] : [])];
+  const { kept } = f;
+  const matrix = new OutcomeMatrix(kept.rows, { train: trainTaskIds, valid: validTaskIds });
+  const notices = [...(f.ckpt?.recovered ? [f.ckpt.recovered] : []), ...(kept.rebuilt ? [kept.rebuilt] : []), ...(blocked ? [blocked] : [])];
   emit('onRunStart', { info, resuming, keptUpToEpoch, kept: matrix.rows, notices });
   if (f.ckpt?.recovered) log.warn({ event: 'checkpoint_recovered', detail: f.ckpt.recovered }, 'damaged checkpoint');
+  if (kept.rebuilt) log.warn({ event: 'rows_rebuilt', detail: kept.rebuilt }, 'outcome rows rebuilt');
   // Entries of checkpointed epochs are stale (a kill between checkpoint and journal reset).
   const journal = new Journal(folder.path(JOURNAL_FILE), (e) => plan.folder.resume && (!f.ckpt || e.epoch > doneEpoch));
   if (resuming) folder.noteResume(new Date(now()).toISOString(), doneEpoch, journal.size);

@@ -1,7 +1,8 @@
 /**
  * A run folder (results/<benchmark>/<run-id>/) as the runner owns it: its manifest
  * (run.json), its epoch checkpoint, and the rows already on disk when resuming. The
- * other files are the reporters' (runner/reporters/):
+ * other files are the reporters' (runner/reporters/); each file's schema and format is
+ * in src/core/run-files/:
  *
  *   run.json          manifest: redacted config, versions, data hashes, model, seed
  *   checkpoint.json   the whole learning state at the last completed epoch (checkpoint.prev.json: the one before)
@@ -18,27 +19,41 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { RUN_FORMAT } from '../core/run-files.js';
-import type { LedgerSnapshot } from '../llm/ledger.js';
-import { readOutcomeRows, type OutcomeRow } from '../metrics/index.js';
+import {
+  CHECKPOINT_FILE,
+  LOCK_FILE,
+  OUTCOMES_FILE,
+  PREVIOUS_CHECKPOINT_FILE,
+  readCheckpointJson,
+  readOutcomeRows,
+  readRunJson,
+  RUN_FORMAT,
+  RUN_JSON_FILE,
+  RunFileError,
+  runFormatOf,
+  RunJsonSchema,
+  type Checkpoint,
+  type OutcomeRow,
+  type RunComposition,
+  type RunJson,
+  type RunnerFacts,
+} from '../core/run-files/index.js';
+import { readOutcomesArrow } from '../metrics/outcome-arrow.js';
+import { describeLacking, epochsLackingRows } from '../results/run-status.js';
 import { fsyncDir, writeJsonAtomic } from '../util/fs.js';
-import { UserError } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { FileLock } from '../util/lock.js';
+import { causeOf } from '../util/fs-errors.js';
 
-export const CHECKPOINT_FILE = 'checkpoint.json';
-export const PREVIOUS_CHECKPOINT_FILE = 'checkpoint.prev.json';
-export const LOCK_FILE = '.lock';
-export const OUTCOMES_FILE = 'outcomes.jsonl';
+export { CHECKPOINT_FILE, LOCK_FILE, OUTCOMES_FILE, PREVIOUS_CHECKPOINT_FILE, type Checkpoint };
+/** The outcome rows as Arrow, rewritten at each epoch end (reporters/epoch-files.ts): what lost rows are rebuilt from. */
+const ARROW_FILE = 'outcomes.arrow';
 
-export interface Checkpoint {
-  version: 2;
-  epochCompleted: number;
-  validatedBeforeTraining: boolean;
-  /** The memory method's state: what its snapshot() returned. */
-  memory: unknown;
-  ledger: LedgerSnapshot;
-  savedAt: string;
-}
+/** What run.json is created with: the app's account of the run (if any) and the runner's facts. */
+export type NewRunJson = RunComposition & RunnerFacts;
+
+/** What later attempts add to run.json. */
+type RunJsonUpdate = Pick<RunJson, 'resumes' | 'observed'>;
 
 export class RunFolder {
   private held: FileLock | undefined;
@@ -51,7 +66,7 @@ export class RunFolder {
   }
 
   hasManifest(): boolean {
-    return existsSync(this.path('run.json'));
+    return existsSync(this.path(RUN_JSON_FILE));
   }
 
   /**
@@ -59,11 +74,15 @@ export class RunFolder {
    * renamed), so a kill never leaves a run folder that --resume cannot open. The
    * folder is locked from then on (see lock).
    */
-  create(manifest: Record<string, unknown>): void {
+  create(manifest: NewRunJson): void {
+    const doc = { memrlRunFormat: RUN_FORMAT, ...manifest };
+    // Checked before anything is written: a run.json memrl could not read back is memrl's fault (or a plug-in's manifest()).
+    const checked = RunJsonSchema.safeParse(doc);
+    if (!checked.success) throw new Error(`run.json to be written is not valid: ${checked.error.issues[0]?.path.join('.')}: ${checked.error.issues[0]?.message}`);
     if (existsSync(this.dir)) {
       // Already there (a reply cache opened it, or another process): take it before writing into it.
       this.lock();
-      this.writeManifest(manifest);
+      writeJsonAtomic(this.path(RUN_JSON_FILE), doc);
       return;
     }
     const parent = dirname(this.dir);
@@ -71,7 +90,7 @@ export class RunFolder {
     const tmp = join(parent, `${basename(this.dir)}.tmp-${process.pid}`);
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp);
-    writeJsonAtomic(join(tmp, 'run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
+    writeJsonAtomic(join(tmp, RUN_JSON_FILE), doc);
     renameSync(tmp, this.dir);
     fsyncDir(parent);
     this.lock();
@@ -95,30 +114,48 @@ export class RunFolder {
     }
   }
 
-  writeManifest(manifest: Record<string, unknown>): void {
-    writeJsonAtomic(this.path('run.json'), { memrlRunFormat: RUN_FORMAT, ...manifest });
+  /** run.json as the current format reads it (an older format through its migration). */
+  readManifest(): RunJson {
+    return readRunJson(this.readRawManifest(), this.path(RUN_JSON_FILE));
   }
 
-  readManifest(): Record<string, unknown> {
-    const p = this.path('run.json');
+  /**
+   * Add what a later attempt records (a resume, what was observed), rewriting run.json
+   * as it is on disk with those fields replaced: the rest keeps its bytes and its format
+   * (a run.json of an older format stays that format).
+   */
+  updateManifest(update: RunJsonUpdate): void {
+    const p = this.path(RUN_JSON_FILE);
+    const raw = this.readRawManifest();
+    const doc = { memrlRunFormat: runFormatOf(p, raw), ...raw, ...update };
+    readRunJson(doc, p); // what memrl writes, it can read back
+    writeJsonAtomic(p, doc);
+  }
+
+  private readRawManifest(): { [key: string]: unknown } {
+    const p = this.path(RUN_JSON_FILE);
+    let value: unknown;
     try {
-      return JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+      value = JSON.parse(readFileSync(p, 'utf8'));
     } catch (err) {
-      throw new UserError(`${p} is damaged (${err instanceof Error ? err.message : String(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
+      throw new UserError(`${p} is damaged (${causeOf(err)}); it describes the run, so it cannot be resumed: start it again in a new folder`, 'manifest_damaged');
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunFileError(`${p}: not a JSON object; this run folder was not written by memrl, or was edited`);
+    return value as { [key: string]: unknown };
   }
 
   /** `journaled`: finished episodes of the unfinished epoch taken over from the journal. */
   noteResume(at: string, fromEpoch: number, journaled: number): void {
-    const m = this.readManifest();
-    const resumes = Array.isArray(m.resumes) ? m.resumes : [];
-    this.writeManifest({ ...m, resumes: [...resumes, { at, fromEpoch, journaled }] });
+    // The earlier entries as written (checked with the whole file by updateManifest).
+    const earlier = this.readRawManifest().resumes;
+    this.updateManifest({ resumes: [...(Array.isArray(earlier) ? (earlier as NonNullable<RunJson['resumes']>) : []), { at, fromEpoch, journaled }] });
   }
 
   /**
    * The last epoch checkpoint. A damaged one (edited, or cut short by a full disk) falls
    * back to the one before it, `recovered` saying so: the epochs after it run again.
-   * One written by memrl's first checkpoint format is read too.
+   * One of an older version is read through its migration; one of a version this memrl
+   * does not know is refused.
    */
   readCheckpoint(): (Checkpoint & { recovered?: string }) | undefined {
     const p = this.path(CHECKPOINT_FILE);
@@ -127,6 +164,7 @@ export class RunFolder {
     try {
       return this.parseCheckpoint(p);
     } catch (err) {
+      if (err instanceof RunFileError && err.code === 'run_format_unknown') throw err;
       const why = err instanceof Error ? err.message : String(err);
       if (!existsSync(prev)) {
         throw new UserError(`${p} is damaged (${why}) and there is no earlier checkpoint to fall back to; restore it from a backup, or start the run again in a new folder`, 'checkpoint_damaged');
@@ -137,14 +175,14 @@ export class RunFolder {
   }
 
   private parseCheckpoint(p: string): Checkpoint {
-    const c = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
-    if (typeof c.epochCompleted !== 'number' || !c.memory) throw new Error('not a checkpoint (no epochCompleted or memory)');
-    if (c.version === 1) {
-      // Format 1 kept reflection's attempts beside the engine snapshot.
-      const { memory, attempts, ...rest } = c;
-      return { ...(rest as unknown as Checkpoint), version: 2, memory: { ...(memory as object), ...(attempts ? { attempts } : {}) } };
+    const value: unknown = JSON.parse(readFileSync(p, 'utf8'));
+    try {
+      return readCheckpointJson(value, p);
+    } catch (err) {
+      // The reason alone: the caller names the file.
+      if (err instanceof RunFileError && err.code !== 'run_format_unknown') throw new Error(err.message.replace(`${p}: `, '').replace(/; this run folder .*$/, ''));
+      throw err;
     }
-    return c as unknown as Checkpoint;
   }
 
   /** Atomically; the previous checkpoint is kept beside it, to fall back to if this one is ever damaged. */
@@ -154,8 +192,43 @@ export class RunFolder {
     writeJsonAtomic(p, c);
   }
 
-  /** Rows on disk up to an epoch (-1: none): what a resume keeps. */
-  rowsUpTo(epoch: number): OutcomeRow[] {
-    return readOutcomeRows(this.path(OUTCOMES_FILE)).rows.filter((r) => r.epoch <= epoch);
+  /**
+   * The rows a resume keeps: those of the checkpointed epochs (up to `epoch`; -1: none),
+   * checked against run.json's train tasks: each epoch has a row for every task not
+   * solved before it. A file deleted, cut or holding a broken line is rebuilt from
+   * outcomes.arrow (rewritten with every row at each epoch end, before the checkpoint)
+   * when that holds them all, `rebuilt` saying so; else refused in one line naming the
+   * file and what to do, never resumed into a run with wrong numbers.
+   */
+  keptRows(epoch: number, trainTaskIds: readonly string[]): { rows: OutcomeRow[]; rebuilt?: string } {
+    if (epoch < 0) return { rows: [] };
+    const file = this.path(OUTCOMES_FILE);
+    let problem: string;
+    let rows: OutcomeRow[] = [];
+    try {
+      rows = readOutcomeRows(file).rows.filter((r) => r.epoch <= epoch);
+      const lacking = epochsLackingRows(rows, trainTaskIds, epoch);
+      if (lacking.length === 0) return { rows };
+      problem = existsSync(file) ? `${file} lacks rows of ${describeLacking(lacking)}` : `${file} is missing`;
+    } catch (err) {
+      // A line broken in the middle (a cut last line is dropped by the reader): file:line: why.
+      problem = `${errorMessage(err)} (a broken line in the middle)`;
+    }
+    const fromArrow = this.arrowRows(epoch);
+    if (fromArrow && epochsLackingRows(fromArrow, trainTaskIds, epoch).length === 0 && fromArrow.length >= rows.length) {
+      return { rows: fromArrow, rebuilt: `${problem}; rebuilt the rows of epochs up to ${epoch} from ${ARROW_FILE}` };
+    }
+    throw new UserError(
+      `--resume ${this.dir}: ${problem}, and ${ARROW_FILE} cannot rebuild them; the epochs after the checkpoint would be measured on wrong rows: restore ${OUTCOMES_FILE} from a backup, or start the run again in a new folder`,
+      'resume_rows_missing',
+    );
+  }
+
+  private arrowRows(epoch: number): OutcomeRow[] | undefined {
+    try {
+      return existsSync(this.path(ARROW_FILE)) ? readOutcomesArrow(this.path(ARROW_FILE)).filter((r) => r.epoch <= epoch) : undefined;
+    } catch {
+      return undefined; // damaged too: nothing to rebuild from
+    }
   }
 }

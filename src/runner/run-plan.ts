@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Benchmark, TaskBase } from '../core/benchmark.js';
 import type { MethodModule } from '../core/method.js';
 import type { ReporterMap } from '../core/reporter.js';
+import type { RunComposition, RunEndSummary } from '../core/run-files/index.js';
 import type { Embedder } from '../embed/types.js';
 import type { UsageLedger } from '../llm/ledger.js';
 import type { SimPlayer } from '../llm/sim/model.js';
@@ -83,7 +84,7 @@ export interface FolderPlan {
   dir: string;
   resume: boolean;
   /** Redacted resolved config and other facts for run.json. */
-  manifest: Record<string, unknown>;
+  manifest: RunComposition;
 }
 
 export interface StopPlan {
@@ -115,5 +116,5 @@ export interface RunResult {
   interrupted: boolean;
   /** Why the run stopped as failed (too many error episodes), if it did. */
   failure?: string;
-  summary: Record<string, unknown>;
+  summary: RunEndSummary;
 }

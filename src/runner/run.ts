@@ -27,6 +27,9 @@ import type { TaskBase } from '../core/benchmark.js';
 import type { MethodInstance } from '../core/method.js';
 import type { OutcomePhase } from '../core/outcome.js';
 import { crashPoint } from '../util/crash-point.js';
+import { errorMessage } from '../util/errors.js';
+import { fsErrorMessage, humanizeErrno } from '../util/fs-errors.js';
+import { redactSecrets } from '../util/redact.js';
 import { chunk } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
 import type { EpisodeRecord } from './attempts.js';
@@ -64,7 +67,11 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emitNow: Emit): Pr
     // A resumed folder is locked before anything of it is read; a new one as it is made.
     if (plan.folder.resume && folder.hasManifest()) folder.lock();
     const run = await openRun(folder, plan, later.emit, opened);
-    const result = await new Scheduler(plan, folder, later, run).loop();
+    const scheduler = new Scheduler(plan, folder, later, run);
+    const result = await scheduler.loop().catch((err: unknown) => {
+      scheduler.endByError(err);
+      throw err;
+    });
     ended = true;
     return result;
   } finally {
@@ -86,6 +93,8 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emitNow: Emit): Pr
 class Scheduler<T extends TaskBase> {
   private readonly emit: Emit;
   private readonly now: () => number;
+  /** The last checkpointed epoch. */
+  private epochsCompleted = 0;
 
   constructor(
     private readonly plan: RunPlan<T>,
@@ -101,7 +110,7 @@ class Scheduler<T extends TaskBase> {
     const { plan, run } = this;
     const { epochs } = plan.schedule;
     const v = plan.validation;
-    let epochsCompleted = run.doneEpoch;
+    this.epochsCompleted = run.doneEpoch;
     let validatedBeforeTraining = run.validatedBeforeTraining;
     let failure: string | undefined;
     if (v.run && v.beforeTraining && run.doneEpoch === 0 && !validatedBeforeTraining) {
@@ -120,9 +129,9 @@ class Scheduler<T extends TaskBase> {
         break;
       }
       this.endEpoch(epoch, validatedBeforeTraining);
-      epochsCompleted = epoch;
+      this.epochsCompleted = epoch;
     }
-    return this.end(epochsCompleted, failure);
+    return this.end(this.epochsCompleted, failure);
   }
 
   private async trainEpoch(epoch: number): Promise<boolean> {
@@ -221,6 +230,27 @@ class Scheduler<T extends TaskBase> {
     run.attempts.end(interrupted);
     plan.log.info({ event: 'run_end', epochsCompleted, interrupted }, 'run end');
     return { runDir: plan.folder.dir, epochsCompleted, interrupted, ...(failure ? { failure } : {}), summary };
+  }
+
+  /**
+   * An error ended the run (an endpoint that refused every call, a full disk, a fault):
+   * summary.json says so and why, so no reader shows it as still running. The journal
+   * and checkpoint stay as they are: it resumes once the cause is fixed. Best effort: a
+   * write that fails too (the disk is full) must not replace the error that ended it.
+   */
+  endByError(err: unknown): void {
+    const { plan, run } = this;
+    try {
+      const stopped = this.aborted();
+      const failure = stopped ? undefined : (fsErrorMessage(err, { resume: `memrl run ${plan.benchmark.name} --resume ${plan.folder.dir}` }) ?? humanizeErrno(redactSecrets(errorMessage(err))).split('\n')[0]);
+      const status = stopped ? 'interrupted' : 'failed';
+      const facts = { epochsCompleted: this.epochsCompleted, epochsPlanned: plan.schedule.epochs, model: run.model, method: run.methodName, benchmark: plan.benchmark.name };
+      const summary = runSummary({ status, failure, evaluatorAtEnd: undefined, ...facts, usage: run.ledger.snapshot(), memory: run.method.stats(), metrics: run.matrix.metrics() });
+      this.emit('onRunEnd', { info: run.info, status, summary, records: run.method.records() });
+      plan.log.error({ event: 'run_end', status, failure }, 'run ended by an error');
+    } catch {
+      // The reader then finds no run-end record of this attempt: interrupted, resumable.
+    }
   }
 
   private aborted(): boolean {

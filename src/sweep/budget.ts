@@ -9,19 +9,24 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRunJson, readSummaryJson, RUN_JSON_FILE, spendFile, SUMMARY_FILE, type RunJson, type SummaryJson } from '../core/run-files/index.js';
 import { LEDGER_ROLES, roleCost, type RolePrice } from '../llm/cost.js';
-import { SPEND_FILE, type SpendMeter } from '../llm/budget.js';
+import type { SpendMeter } from '../llm/budget.js';
 import { loadPriceTable, priceOf } from '../llm/prices.js';
 import type { Cell } from './plan.js';
 import { cellRunDir } from './state.js';
 
-function readJson(path: string): Record<string, any> | null {
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
-  } catch {
-    return null;
-  }
+/** A run file read with its schema, or null when it is not there (yet). */
+function readIfThere<T>(runDir: string, name: string, read: (value: unknown, file: string) => T): T | null {
+  const file = join(runDir, name);
+  return existsSync(file) ? read(JSON.parse(readFileSync(file, 'utf8')), file) : null;
+}
+
+/** The model a role was billed for, from run.json (a run killed before its summary.json). */
+function modelOf(manifest: RunJson, role: string): unknown {
+  if (role === 'embedding') return (manifest.config?.embedding as { model?: unknown } | undefined)?.model;
+  if (role === 'judge') return (manifest.evaluator.judge as { model?: unknown } | undefined)?.model;
+  return manifest.model;
 }
 
 /**
@@ -29,18 +34,17 @@ function readJson(path: string): Record<string, any> | null {
  * summary.json recorded (a run killed before writing one: its model at the built-in table).
  */
 export function folderSpendUsd(runDir: string): number {
-  const spend = readJson(join(runDir, SPEND_FILE))?.byRole as Record<string, { promptTokens: number; completionTokens: number; totalTokens: number }> | undefined;
-  if (!spend) return 0;
-  const recorded = readJson(join(runDir, 'summary.json'))?.usage?.prices as Record<string, RolePrice> | undefined;
-  const manifest = recorded ? null : readJson(join(runDir, 'run.json'));
+  const spend = spendFile(runDir).load();
+  const recorded: SummaryJson['usage']['prices'] = readIfThere(runDir, SUMMARY_FILE, readSummaryJson)?.usage.prices;
+  const manifest = recorded ? null : readIfThere(runDir, RUN_JSON_FILE, readRunJson);
   const table = recorded ? null : loadPriceTable();
   let usd = 0;
   for (const role of LEDGER_ROLES) {
     const b = spend[role];
     if (!b || b.totalTokens + b.promptTokens + b.completionTokens === 0) continue;
-    let price = recorded?.[role] ?? (role === 'memory' ? recorded?.agent : undefined);
+    let price: RolePrice | undefined = recorded?.[role] ?? (role === 'memory' ? recorded?.agent : undefined);
     if (!price && table && manifest) {
-      const model = role === 'embedding' ? manifest.config?.embedding?.model : role === 'judge' ? manifest.evaluator?.judge?.model : manifest.model;
+      const model = modelOf(manifest, role);
       if (typeof model === 'string') price = priceOf(table, 'openai', model);
     }
     usd += roleCost(b, price) ?? 0;

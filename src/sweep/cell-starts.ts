@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOURNAL_FILE, type JournalEntry } from '../runner/journal.js';
+import { JOURNAL_FILE, parseJournalLine } from '../core/run-files/journal.js';
 import { RunFolder } from '../runner/run-folder.js';
 import { errorMessage } from '../util/errors.js';
 import type { OpenSweep } from './prepare.js';
@@ -37,19 +37,14 @@ export function cellStarts(sweep: OpenSweep): CellStart[] {
 
 /**
  * The episodes a resume takes from journal.jsonl: those after the checkpointed epoch
- * (all of them without a checkpoint), each once; a line cut short by a kill is skipped.
+ * (all of them without a checkpoint), each once; a line cut short by a kill (or no entry) is skipped.
  */
 function journaledEpisodes(runDir: string, checkpointed: number | null): number {
   const path = join(runDir, JOURNAL_FILE);
   if (!existsSync(path)) return 0;
   const kept = new Set<string>();
   for (const line of readFileSync(path, 'utf8').split('\n')) {
-    let e: JournalEntry | undefined;
-    try {
-      e = JSON.parse(line) as JournalEntry;
-    } catch {
-      continue;
-    }
+    const e = parseJournalLine(line);
     if (e?.kind === 'episode' && (checkpointed === null || e.epoch > checkpointed)) kept.add(`${e.phase}|${e.epoch}|${e.taskIndex}`);
   }
   return kept.size;

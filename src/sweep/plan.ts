@@ -5,6 +5,7 @@
  */
 import { stringify } from 'yaml';
 import { deepMerge } from '../config/load.js';
+import type { ConfigAssignments, ConfigTree } from '../config/types.js';
 import { UserError } from '../util/errors.js';
 import { readYamlFile } from '../config/yaml-source.js';
 import type { SweepSpec } from './sweep-file.js';
@@ -20,12 +21,12 @@ export interface Cell {
   /** Every axis value of the cell, by axis name. */
   values: Record<string, AxisValue>;
   /** The config tree the cell runs with (YAML-ready). */
-  config: Record<string, unknown>;
+  config: ConfigTree;
 }
 
 export function planCells(spec: SweepSpec): Cell[] {
-  const bases = new Map<string, Record<string, unknown>>();
-  const baseOf = (axisValue: string): Record<string, unknown> => {
+  const bases = new Map<string, ConfigTree>();
+  const baseOf = (axisValue: string): ConfigTree => {
     const file = spec.base[axisValue] ?? spec.base['*'];
     if (!file) return {};
     // Read as a config is (one line naming the file for bad YAML, an alias bomb, a folder).
@@ -40,13 +41,13 @@ export function planCells(spec: SweepSpec): Cell[] {
     const benchmark = variant?.benchmark ?? String(values.benchmark);
     const method = values.method === undefined ? null : String(values.method);
     const seed = values.seed === undefined ? null : Number(values.seed);
-    let config = deepMerge(deepMerge(baseOf(String(values.benchmark)), nest(variant?.set ?? {})), nest(spec.set)) as Record<string, unknown>;
-    for (const o of spec.overrides) if (Object.entries(o.when).every(([k, v]) => values[k] === v)) config = deepMerge(config, nest(o.set)) as Record<string, unknown>;
-    const own: Record<string, unknown> = {};
+    let config = deepMerge(deepMerge(baseOf(String(values.benchmark)), nest(variant?.set ?? {})), nest(spec.set)) as ConfigTree;
+    for (const o of spec.overrides) if (Object.entries(o.when).every(([k, v]) => values[k] === v)) config = deepMerge(config, nest(o.set)) as ConfigTree;
+    const own: ConfigAssignments = {};
     for (const [k, v] of Object.entries(values)) if (k !== 'benchmark' && k !== 'method' && k !== 'seed') own[k] = v;
     if (method !== null) own['memrl.method'] = method;
     if (seed !== null) own['experiment.random_seed'] = seed;
-    config = deepMerge(config, nest(own)) as Record<string, unknown>;
+    config = deepMerge(config, nest(own)) as ConfigTree;
     return { id: cellId(values), benchmark, method, seed, values, config };
   });
   // Two axis values that print alike (1 and "1") would share a folder.
@@ -67,12 +68,12 @@ function cellId(values: Record<string, AxisValue>): string {
 }
 
 /** {'a.b': 1} → {a: {b: 1}}. */
-export function nest(flat: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function nest(flat: ConfigAssignments): ConfigTree {
+  const out: ConfigTree = {};
   for (const [key, value] of Object.entries(flat)) {
     const path = key.split('.');
     let node = out;
-    for (const k of path.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
+    for (const k of path.slice(0, -1)) node = (node[k] ??= {}) as ConfigTree;
     node[path.at(-1)!] = value;
   }
   return out;

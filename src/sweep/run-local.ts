@@ -5,6 +5,7 @@
  */
 import { startRun, type RunHandle } from '../app/start-run.js';
 import type { Registry } from '../app/registry.js';
+import type { FlagValues } from '../config/flags.js';
 import { errorMessage } from '../util/errors.js';
 import { mapPool } from '../util/pool.js';
 import { Slots } from '../util/slots.js';
@@ -28,7 +29,7 @@ export interface LocalSweepOptions {
 export const isDone = (c: CellState): boolean => c.status === 'complete';
 
 /** The flags that start a cell's run, or resume it. */
-export function cellFlags(sweepDir: string, cell: Pick<Cell, 'id' | 'benchmark'>): Record<string, unknown> {
+export function cellFlags(sweepDir: string, cell: Pick<Cell, 'id' | 'benchmark'>): FlagValues {
   const existing = cellRunDir(sweepDir, cell);
   return existing ? { resume: existing } : { config: cellConfigPath(sweepDir, cell.id), outputDir: cellDir(sweepDir, cell.id) };
 }

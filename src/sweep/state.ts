@@ -15,6 +15,7 @@ import { isRunFolder, readRunFolder } from '../results/run-folder.js';
 import { UserError } from '../util/errors.js';
 import { writeJsonAtomic } from '../util/fs.js';
 import type { AxisValue, Cell } from './plan.js';
+import { causeOf } from '../util/fs-errors.js';
 
 export const SWEEP_FILE = 'sweep.json';
 
@@ -60,7 +61,7 @@ export function cellRunDir(sweepDir: string, cell: Pick<Cell, 'id' | 'benchmark'
 }
 
 /** What the cell's run folder says about it. */
-export function cellFromDisk(sweepDir: string, cell: Cell, previous?: CellState): CellState {
+export function cellFromDisk(sweepDir: string, cell: Omit<Cell, 'config'>, previous?: CellState): CellState {
   const base = { id: cell.id, benchmark: cell.benchmark, method: cell.method, seed: cell.seed, values: cell.values };
   const runDir = cellRunDir(sweepDir, cell);
   if (!runDir) {
@@ -70,10 +71,11 @@ export function cellFromDisk(sweepDir: string, cell: Cell, previous?: CellState)
   }
   const run = readRunFolder(runDir);
   const planned = typeof run.manifest.epochs === 'number' ? run.manifest.epochs : null;
-  const failure = (run.summary?.failure as string | undefined) ?? undefined;
+  // The run folder's state as every reader sees it (results/run-status.ts); a failure's reason with it.
+  const failure = run.status === 'failed' ? run.statusReason : undefined;
   return {
     ...base,
-    status: run.status === 'running' ? (previous?.status === 'running' ? 'running' : 'interrupted') : run.status,
+    status: run.status,
     runDir: relative(sweepDir, runDir),
     epochsDone: run.metrics.train.epochs.length,
     epochsPlanned: planned,
@@ -83,13 +85,28 @@ export function cellFromDisk(sweepDir: string, cell: Cell, previous?: CellState)
   };
 }
 
+/**
+ * sweep.json with every cell's state read again from its run folder: what a process
+ * wrote there may be stale (a sweep or worker killed while its cells ran). A cell
+ * without a run folder is pending, or keeps the reason it could not start.
+ */
+export function sweepStateFromDisk(sweepDir: string): SweepState {
+  const state = readSweepState(sweepDir);
+  const cells = state.cells.map((c) => {
+    const now = cellFromDisk(sweepDir, c, c);
+    // A cell that could not start (a resume refused, a missing evaluator) keeps its reason until it runs again.
+    return c.status === 'error' && now.status !== 'running' && now.status !== 'complete' ? { ...now, status: 'error' as const, error: c.error } : now;
+  });
+  return { ...state, cells };
+}
+
 export function readSweepState(sweepDir: string): SweepState {
   const path = join(sweepDir, SWEEP_FILE);
   if (!existsSync(path)) throw new UserError(`${sweepDir}: not a sweep folder (no ${SWEEP_FILE}); memrl sweep <sweep.yaml> makes one`, 'not_a_sweep');
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as SweepState;
   } catch (err) {
-    throw new UserError(`${path}: not readable JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new UserError(`${path}: not readable JSON (${causeOf(err)})`);
   }
 }
 

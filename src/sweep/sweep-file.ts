@@ -23,6 +23,7 @@ import { schemaFor } from '../config/load.js';
 import { closest } from '../config/issues.js';
 import { schemaLeaves } from '../config/schema-walk.js';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
+import type { ConfigAssignments } from '../config/types.js';
 import type { Registry } from '../app/registry.js';
 import { UserError } from '../util/errors.js';
 import { sweepPlugins } from './plugins.js';
@@ -33,7 +34,7 @@ export const NAMED_AXES = ['benchmark', 'method', 'seed'] as const;
 /** A benchmark axis value that names a variant (`<benchmark>-<variant>`, as the results table's columns do): its benchmark and the keys it sets. */
 export interface BenchmarkVariant {
   benchmark: string;
-  set: Record<string, unknown>;
+  set: ConfigAssignments;
 }
 
 /** Every variant the registered benchmarks declare, by axis value. */
@@ -66,9 +67,9 @@ export interface SweepSpec {
   plugins: string[];
   /** Absolute path of the base config by benchmark axis value ('*': every one), if any (else the quickstart defaults). */
   base: Record<string, string>;
-  set: Record<string, unknown>;
+  set: ConfigAssignments;
   axes: Record<string, (string | number | boolean | null)[]>;
-  overrides: { when: Record<string, string | number | boolean | null>; set: Record<string, unknown> }[];
+  overrides: { when: Record<string, string | number | boolean | null>; set: ConfigAssignments }[];
   /** The variants its benchmark axis may name (from the registry it was read with). */
   variants: Record<string, BenchmarkVariant>;
 }

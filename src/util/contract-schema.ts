@@ -26,13 +26,16 @@ export interface SchemaMeta {
 
 const KEY = 'memrlContract';
 
+/** A schema's definition with our facts on it. */
+type DefWithMeta = { [KEY]?: SchemaMeta };
+
 function withMeta<T extends z.ZodTypeAny>(schema: T, meta: SchemaMeta): T {
-  (schema._def as unknown as Record<string, unknown>)[KEY] = { ...metaOf(schema), ...meta };
+  (schema._def as DefWithMeta)[KEY] = { ...metaOf(schema), ...meta };
   return schema;
 }
 
 export function metaOf(schema: z.ZodTypeAny): SchemaMeta {
-  return ((schema._def as unknown as Record<string, unknown>)[KEY] as SchemaMeta | undefined) ?? {};
+  return (schema._def as DefWithMeta)[KEY] ?? {};
 }
 
 /** A contract: an object schema with its name and what it is for. */

@@ -117,6 +117,11 @@ export function fsCause(err: unknown): string | undefined {
   return isSystemError(err) ? explain(err.code!, err.syscall, err.path)!.cause : undefined;
 }
 
+/** Any error's cause for a message: a system error's in words (fsCause), else its text with raw errno strings put into words. */
+export function causeOf(err: unknown): string {
+  return fsCause(err) ?? humanizeErrno(err instanceof Error ? err.message : String(err));
+}
+
 /** A path as shown in a message: a very long one (ENAMETOOLONG) cut in the middle, with its length. */
 export function shownPath(path: string): string {
   return path.length <= 160 ? path : `${path.slice(0, 80)}…${path.slice(-50)} (${path.length} characters)`;

@@ -7,7 +7,7 @@
  * Breaking a stale lock renames it away first (rename is atomic: of two processes
  * breaking the same stale lock, one wins), so a fresh lock is never deleted by mistake.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from './errors.js';
 
@@ -84,6 +84,19 @@ export class FileLock {
     const holder = readHolder(this.path);
     if (holder && holder.pid === this.info.pid && holder.since === this.info.since && holder.host === this.info.host) rmSync(this.path, { force: true });
   }
+}
+
+/**
+ * Who holds a lock file, as evidence for a reader: null when there is no lock file;
+ * `alive` true or false for a holder on this host, null on another host (its life cannot
+ * be checked from here). An unreadable lock file (its holder killed between creating and
+ * writing it) has holder null and alive false.
+ */
+export function lockHolder(path: string): { holder: LockInfo | null; alive: boolean | null } | null {
+  if (!existsSync(path)) return null;
+  const holder = readHolder(path);
+  if (!holder) return { holder: null, alive: false };
+  return { holder, alive: holder.host === hostname() ? alive(holder.pid) : null };
 }
 
 function create(path: string, info: LockInfo): boolean {

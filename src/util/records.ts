@@ -9,8 +9,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { errorMessage, UserError } from './errors.js';
 
+/** One record of a dataset file: open-ended, each dataset its own fields (a benchmark checks the ones it reads). */
+export type DataRecord = Record<string, unknown>;
+
 export interface RecordsFile {
-  records: Record<string, unknown>[];
+  records: DataRecord[];
   /** For LoadedTasks.sources: the path as given and the file's sha256. */
   source: { path: string; sha256: string };
 }
@@ -30,12 +33,12 @@ export async function readRecords(path: string, hint = ''): Promise<RecordsFile>
   throw new UserError(`${path}: a ${ext || 'file without extension'} is not a dataset format memrl reads (${RECORD_FORMATS.join(', ')})${tail}`, 'data_invalid');
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+function isRecord(v: unknown): v is DataRecord {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function jsonLines(path: string, text: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
+function jsonLines(path: string, text: string): DataRecord[] {
+  const out: DataRecord[] = [];
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
     let value: unknown;
@@ -50,7 +53,7 @@ function jsonLines(path: string, text: string): Record<string, unknown>[] {
   return out;
 }
 
-function jsonArray(path: string, text: string): Record<string, unknown>[] {
+function jsonArray(path: string, text: string): DataRecord[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -61,7 +64,7 @@ function jsonArray(path: string, text: string): Record<string, unknown>[] {
   value.forEach((v, i) => {
     if (!isRecord(v)) throw new UserError(`${path}: item ${i + 1} is not a record (an object)`, 'data_invalid');
   });
-  return value as Record<string, unknown>[];
+  return value as DataRecord[];
 }
 
 /** int64 columns arrive as bigint: numbers where exact, nested values included. */
@@ -72,12 +75,12 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-async function parquet(path: string, bytes: Buffer, tail: string): Promise<Record<string, unknown>[]> {
+async function parquet(path: string, bytes: Buffer, tail: string): Promise<DataRecord[]> {
   const [{ parquetReadObjects }, { compressors }] = await Promise.all([import('hyparquet'), import('hyparquet-compressors')]);
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   try {
-    const rows = (await parquetReadObjects({ file, compressors })) as Record<string, unknown>[];
-    return rows.map((row) => plain(row) as Record<string, unknown>);
+    const rows = (await parquetReadObjects({ file, compressors })) as DataRecord[];
+    return rows.map((row) => plain(row) as DataRecord);
   } catch (err) {
     throw new UserError(`${path}: cannot read it as Parquet (${errorMessage(err)}); the file may be truncated or use a codec memrl cannot decompress${tail}`, 'data_invalid');
   }

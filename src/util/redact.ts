@@ -139,9 +139,7 @@ export function redactTree<T>(value: T, keep: (value: string) => boolean = () =>
   const walk = (v: unknown, key?: string): unknown => {
     if (Array.isArray(v)) return key !== undefined && /^(command|argv|args)$/.test(key) && v.every((x) => typeof x === 'string') ? redactArgv(v as string[]) : v.map((item) => walk(item));
     if (v !== null && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, child] of Object.entries(v)) out[k] = walk(child, k);
-      return out;
+      return Object.fromEntries(Object.entries(v).map(([k, child]) => [k, walk(child, k)]));
     }
     if (typeof v !== 'string') return v;
     if (key !== undefined && isSecretName(key)) return keep(v) || v === REDACTED ? v : REDACTED;

@@ -6,8 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError, errorMessage } from './errors.js';
+import { UserError } from './errors.js';
 import { asset } from './paths.js';
+import { causeOf } from './fs-errors.js';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
 
@@ -64,7 +65,7 @@ export function loadTemplate(templateDir: string, file: string, promptDir?: stri
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new UserError(`cannot read prompt template ${path}: ${errorMessage(err)}`);
+      throw new UserError(`cannot read prompt template ${path}: ${causeOf(err)}`);
     }
     readCache.set(path, text);
   }

@@ -6,23 +6,29 @@
  * transcripts or the Q history, and the answers say what is missing.
  */
 import { redactTree } from '../util/redact.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { MemoryRecord } from '../memory/types.js';
-import { OUTCOME_STATUSES, type OutcomeRow } from '../metrics/outcome-row.js';
-import { Q_HISTORY_FILE, readQHistory, type QSnapshot } from '../metrics/q-history.js';
-import { readTranscripts, TRANSCRIPTS_FILE, type Transcript } from '../metrics/transcripts.js';
+import {
+  MEMORIES_FILE,
+  Q_HISTORY_FILE,
+  readMemories,
+  readQHistory,
+  readTranscripts,
+  TRANSCRIPTS_FILE,
+  type MemoryLine,
+  type OutcomeRow,
+  type QSnapshot,
+} from '../core/run-files/index.js';
+import { OUTCOME_STATUSES } from '../metrics/outcome-row.js';
+import type { Transcript } from '../metrics/transcripts.js';
 import { findRunFolders, readRunFolder, type RunFolder } from '../results/run-folder.js';
 import { UserError } from '../util/errors.js';
-
-/** A line of memories.jsonl, as far as the view reads it. */
-type MemoryRecordLite = Pick<MemoryRecord, 'id' | 'key' | 'content' | 'success' | 'q' | 'visits' | 'meta'>;
 
 interface LoadedRun {
   folder: RunFolder;
   label: string;
   transcripts: Map<string, Transcript> | null;
-  memories: Map<string, MemoryRecordLite>;
+  memories: Map<string, MemoryLine>;
   qHistory: QSnapshot[];
   /** memory id → the row that wrote it. */
   writtenBy: Map<string, OutcomeRow>;
@@ -46,14 +52,10 @@ export class ViewData {
     const dir = this.dirs[n];
     if (dir === undefined) throw new UserError(`no run ${n}`, 'view_not_found');
     let r = this.cache.get(n);
-    if (!r) {
+    // A running run is read again on every request: its status and rows change until it ends.
+    if (!r || r.folder.status === 'running') {
       const folder = readRunFolder(dir);
-      const memories = new Map<string, MemoryRecordLite>();
-      const memPath = join(dir, 'memories.jsonl');
-      if (existsSync(memPath)) for (const l of readFileSync(memPath, 'utf8').split('\n')) if (l.trim()) {
-        const m = JSON.parse(l) as MemoryRecordLite;
-        memories.set(m.id, m);
-      }
+      const memories = new Map(readMemories(join(dir, MEMORIES_FILE)).map((m) => [m.id, m]));
       const writtenBy = new Map<string, OutcomeRow>();
       for (const row of folder.rows) if (row.memoryId) writtenBy.set(row.memoryId, row);
       r = {
@@ -83,6 +85,7 @@ export class ViewData {
         simulated: f.simulated,
         seed: f.seed,
         status: f.status,
+        ...(f.statusReason ? { statusReason: f.statusReason } : {}),
         tasks: f.metrics.train.tasks,
         epochs: f.metrics.train.epochs.length,
         last: f.metrics.train.last,
@@ -105,7 +108,7 @@ export class ViewData {
     for (const row of f.rows) {
       // status, retrieved count, task index
       cells[index.get(row.taskId)!]![col.get(`${row.phase}/${row.epoch}`)!] = [row.status, row.retrievedIds.length, row.taskIndex];
-      const c = (row as { category?: unknown }).category ?? (row.extra as { category?: unknown } | undefined)?.category;
+      const c = row.extra?.category;
       if (typeof c === 'string') category[index.get(row.taskId)!] = c;
     }
     // Every status with its count (the legend names each colour, the filter offers each status).
@@ -119,7 +122,7 @@ export class ViewData {
     const r = this.run(n);
     const row = r.folder.rows.find((x) => x.phase === phase && x.epoch === epoch && x.taskIndex === taskIndex);
     if (!row) throw new UserError(`run ${n} has no ${phase} episode of task #${taskIndex} in epoch ${epoch}`, 'view_not_found');
-    const tid = (row.extra as { transcriptId?: string } | undefined)?.transcriptId;
+    const tid = transcriptIdOf(row);
     const transcript = tid && r.transcripts ? (r.transcripts.get(tid) ?? null) : null;
     const qAt = (e: number, id: string): number | null => {
       const s = r.qHistory.find((x) => x.epoch === e);
@@ -143,7 +146,7 @@ export class ViewData {
     });
     const written = row.memoryId ? (r.memories.get(row.memoryId) ?? { id: row.memoryId, content: null }) : null;
     const { extra, ...fields } = row;
-    const { transcriptId: _t, ...evaluation } = (extra ?? {}) as Record<string, unknown>;
+    const { transcriptId: _t, ...evaluation } = extra ?? {};
     return {
       run: this.runs()[n],
       row: fields,
@@ -168,7 +171,7 @@ export class ViewData {
       const i = row.retrievedIds.indexOf(id);
       if (i < 0) return [];
       // The Q this episode's outcome gave the memory at its commit (validation episodes give none).
-      const tid = (row.extra as { transcriptId?: string } | undefined)?.transcriptId;
+      const tid = transcriptIdOf(row);
       const update = (tid && r.transcripts?.get(tid)?.qUpdates?.find((u) => u.memoryId === id)) || null;
       return [{ taskId: row.taskId, taskIndex: row.taskIndex, epoch: row.epoch, phase: row.phase, status: row.status, success: row.success, q: row.retrievedQ?.[i] ?? null, qAfter: update ? update.after : null, sim: row.retrievedSim?.[i] ?? null }];
     });
@@ -210,11 +213,17 @@ function missingOf(r: LoadedRun): string[] {
   return out;
 }
 
-function manifestOf(f: RunFolder): Record<string, unknown> {
-  const m: Record<string, unknown> = redactTree({ ...f.manifest });
-  for (const k of ['trainTaskIds', 'validTaskIds']) if (Array.isArray(m[k])) m[k] = `[${(m[k] as unknown[]).length} task ids]`;
-  delete m.config;
+/** run.json for the page (redacted again: a run.json written before memrl redacted its command line), task id lists as their length, without the config. */
+function manifestOf(f: RunFolder): object {
+  const r = redactTree({ ...f.manifest });
+  const { config: _config, ...m } = { ...r, trainTaskIds: `[${r.trainTaskIds.length} task ids]`, validTaskIds: `[${r.validTaskIds.length} task ids]` };
   return m;
+}
+
+/** The row's link to its transcript (rows of runs that recorded none have no link). */
+function transcriptIdOf(row: OutcomeRow): string | undefined {
+  const id = row.extra?.transcriptId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function byColumn(a: string, b: string): number {

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { readOutcomesArrow } from '../../src/metrics/outcome-arrow.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
-import { readTranscripts } from '../../src/metrics/transcripts.js';
+import { readTranscripts } from '../../src/core/run-files/transcripts.js';
 
 /** Wall-clock and provenance fields: they differ between any two runs. */
 function stripRow(r: OutcomeRow): string {

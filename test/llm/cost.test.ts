@@ -2,11 +2,12 @@
  * Cost ledger, price table and spend meter: what summary.json reports per role and
  * what --budget-usd / --budget-tokens act on.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { budgetStopLine, SPEND_FILE, SpendMeter, unpricedForBudget, type BudgetHit } from '../../src/llm/budget.js';
+import { budgetStopLine, SpendMeter, unpricedForBudget, type BudgetHit } from '../../src/llm/budget.js';
+import { spendFile } from '../../src/core/run-files/spend.js';
 import { UsageLedger } from '../../src/llm/ledger.js';
 import { MeteredChatModel } from '../../src/llm/metered.js';
 import { OpenAIChatModel } from '../../src/llm/openai.js';
@@ -129,7 +130,7 @@ describe('spend meter (budgets)', () => {
   it('stops once at the token limit, counts only billed calls, and reads the spend back from the run folder', () => {
     const run = join(dir, 'run-tokens');
     const hits: BudgetHit[] = [];
-    const ledger = new UsageLedger({ prices, meter: SpendMeter.forRun(run, prices, { usd: null, tokens: 1000 }, (h) => hits.push(h)) });
+    const ledger = new UsageLedger({ prices, meter: new SpendMeter(spendFile(run), prices, { usd: null, tokens: 1000 }, (h) => hits.push(h)) });
     ledger.record(tags('agent'), u(400, 100));
     ledger.record(tags('agent'), u(4000, 1000), { cached: true });
     expect(hits).toEqual([]);
@@ -139,16 +140,16 @@ describe('spend meter (budgets)', () => {
     expect(ledger.snapshot().spend).toMatchObject({ tokens: 1020, reached: { kind: 'tokens' } });
 
     // A resume: the same limit is reached at once; a larger one is not, and counting continues.
-    expect(new SpendMeter(join(run, SPEND_FILE), prices, { usd: null, tokens: 1000 }).reached()).toMatchObject({ spent: 1020 });
-    const more = new SpendMeter(join(run, SPEND_FILE), prices, { usd: null, tokens: 5000 });
+    expect(new SpendMeter(spendFile(run), prices, { usd: null, tokens: 1000 }).reached()).toMatchObject({ spent: 1020 });
+    const more = new SpendMeter(spendFile(run), prices, { usd: null, tokens: 5000 });
     expect(more.reached()).toBeNull();
     more.add('embedding', u(80, 0));
-    expect(new SpendMeter(join(run, SPEND_FILE), prices, { usd: null, tokens: 5000 }).tokens()).toBe(1100);
+    expect(new SpendMeter(spendFile(run), prices, { usd: null, tokens: 5000 }).tokens()).toBe(1100);
   });
 
   it('stops at the dollar limit using the price table', () => {
     const hits: BudgetHit[] = [];
-    const meter = SpendMeter.forRun(join(dir, 'run-usd'), prices, { usd: 0.01, tokens: null }, (h) => hits.push(h));
+    const meter = new SpendMeter(spendFile(join(dir, 'run-usd')), prices, { usd: 0.01, tokens: null }, (h) => hits.push(h));
     meter.add('agent', u(1000, 500)); // $0.002 + $0.004
     expect(hits).toEqual([]);
     meter.add('agent', u(1000, 500));
@@ -164,8 +165,9 @@ describe('spend meter (budgets)', () => {
     const unpriced = pricesForRun(loadPriceTable(), { agent: { provider: 'openai', model: 'mystery' }, embedding: { provider: 'local', model: 'l' } });
     expect(unpricedForBudget({ usd: 5, tokens: null }, unpriced)[0]).toMatch(/mystery/);
     expect(unpricedForBudget({ usd: null, tokens: 5 }, unpriced)).toEqual([]);
-    const broken = join(dir, 'broken-spend.json');
-    writeFileSync(broken, '{"byRole": ');
-    expect(() => new SpendMeter(broken, prices, { usd: null, tokens: 1 })).toThrow(/unreadable/);
+    const broken = join(dir, 'broken-spend');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, 'spend.json'), '{"byRole": ');
+    expect(() => new SpendMeter(spendFile(broken), prices, { usd: null, tokens: 1 })).toThrow(/unreadable/);
   });
 });

@@ -7,7 +7,8 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter, type Transcript } from '../../src/metrics/transcripts.js';
+import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter } from '../../src/core/run-files/transcripts.js';
+import type { Transcript } from '../../src/metrics/transcripts.js';
 import { tempDir } from '../helpers/temp.js';
 
 const transcript = (i: number): Transcript => ({

@@ -14,7 +14,7 @@ import { LocalNgramEmbedder } from '../../src/embed/local.js';
 import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
-import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE } from '../../src/metrics/transcripts.js';
+import { readTranscripts, TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE } from '../../src/core/run-files/transcripts.js';
 import { JOURNAL_FILE, type JournalEpisode } from '../../src/runner/journal.js';
 import { runBenchmark, type RunPlan } from '../../src/runner/run.js';
 import { withOverrides, type PlanOverrides } from '../helpers/plan.js';

@@ -7,17 +7,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal, type JournalEpisode } from '../../src/runner/journal.js';
-import type { OutcomeRow } from '../../src/core/outcome.js';
+import { UsageLedger } from '../../src/llm/ledger.js';
 import { tempDir } from '../helpers/temp.js';
 
-const usage = { byRole: {} } as unknown as JournalEpisode['usage'];
+// Entries as the runner writes them: a resume takes only what its schema reads back.
+const usage = new UsageLedger().snapshot();
 const episode = (phase: 'train' | 'valid', epoch: number, taskIndex: number): JournalEpisode => ({
   kind: 'episode',
   phase,
   epoch,
   taskIndex,
   taskId: `t${taskIndex}`,
-  row: { taskId: `t${taskIndex}`, taskIndex, epoch, phase, status: 'fail' } as unknown as OutcomeRow,
+  row: { benchmark: 'toy', taskId: `t${taskIndex}`, taskIndex, epoch, phase, status: 'fail', success: false, reward: 0, steps: 1, retrievedIds: [], promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   usage,
 });
 

@@ -8,7 +8,7 @@ import { SimChatModel } from '../../src/llm/sim/model.js';
 import { defaultMemoryParams } from '../../src/memory/params.js';
 import type { MemoryRecord } from '../../src/memory/types.js';
 import { readOutcomeRows } from '../../src/metrics/outcome-store.js';
-import { readTranscripts } from '../../src/metrics/transcripts.js';
+import { readTranscripts } from '../../src/core/run-files/transcripts.js';
 import type { OutcomeRow } from '../../src/metrics/outcome-row.js';
 import type { MethodModule } from '../../src/core/method.js';
 import { BUILTIN_METHODS } from '../../src/methods/registry.js';

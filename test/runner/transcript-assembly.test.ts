@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OutcomeRow } from '../../src/core/outcome.js';
-import { readTranscripts, type RecordedCall } from '../../src/metrics/transcripts.js';
+import { readTranscripts } from '../../src/core/run-files/transcripts.js';
+import type { RecordedCall } from '../../src/metrics/transcripts.js';
 import { assembleCommitted, qUpdatesByEpisode, TranscriptsReporter } from '../../src/runner/reporters/transcripts.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -92,7 +92,7 @@ describe('an endpoint that fails every call gives a failed run, not a complete o
     expect(table.stdout).toContain('includes a failed run');
     const compare = await memrl(['compare', dir, dir]);
     expect(compare.code).toBe(2);
-    expect(compare.stderr).toMatch(/failed \(too many episodes ended in error\)/);
+    expect(compare.stderr).toMatch(/failed \(epoch 1: 20 of 20 episodes ended in error/);
   });
 
   it('the same run resumes once the endpoint works, running the failed epoch again', async () => {

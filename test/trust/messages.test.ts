@@ -151,7 +151,7 @@ const CASES: Case[] = [
     name: '`compare` against a killed run',
     args: () => ['compare', goodRun, killedRun],
     code: 2,
-    line: /^memrl: refusing to compare: candidate run \S+ is not complete \(its summary\.json is missing: it is still running, or was killed or crashed\); finish it first: memrl run hle --resume \S+/,
+    line: /^memrl: refusing to compare: candidate run \S+ is not complete \(interrupted: its process \(pid \d+, since \S+\) ended without recording an end \(killed, or the machine stopped\); .*\); finish it first: memrl run hle --resume \S+/,
   },
   {
     name: 'an embeddings endpoint answering 500',

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_STATUSES } from '../../src/metrics/outcome-row.js';
-import { readTranscripts } from '../../src/metrics/transcripts.js';
+import { readTranscripts } from '../../src/core/run-files/transcripts.js';
 import { assertBuilt, MEMRL_BIN, runMemrl } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/require-engine.js';
 import { tempDir } from '../helpers/temp.js';

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { BridgeClient as JsonLinesClient } from '../../env/bridge/client.js';
+import type { PeerMessage } from '../../env/contract.js';
 import type { BridgeFile, BridgeSettings, BridgeTransport } from '../../env/bridge/contract.js';
 import type { ContainerSettings } from '../../env/container/backend.js';
 import { BridgeFault, BridgeRequestError } from '../../env/bridge/faults.js';
@@ -141,7 +142,7 @@ export class BridgeClient extends JsonLinesClient {
     });
   }
 
-  protected override onHello(r: Record<string, unknown>): void {
+  protected override onHello(r: PeerMessage): void {
     this.envLabel = String(r.env_label);
     this.envVersion = typeof r.env_version === 'string' ? r.env_version : null;
   }

@@ -11,6 +11,7 @@ import { UserError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { LoadedTasks, TaskBase } from '../../core/index.js';
 import { BridgeRequestError, type BridgeClient, type GameInfo } from './bridge-client.js';
+import { causeOf } from '../../util/fs-errors.js';
 
 export const TASK_TYPES = [
   'pick_and_place',
@@ -67,7 +68,7 @@ export function loadExamples(path: string): FewShotExamples {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UserError(`few-shot examples ${path}: cannot read it (${(err as Error).message}); set experiment.few_shot_path`);
+    throw new UserError(`few-shot examples ${path}: cannot read it (${causeOf(err)}); set experiment.few_shot_path`);
   }
   if (!Array.isArray(data)) throw new UserError(`few-shot examples ${path}: expected a list of {task, example}`);
   const out: FewShotExamples = {};

@@ -12,7 +12,7 @@ import { REFERENCE_FIDELITY, type Fidelity } from '../../util/fidelity.js';
 import { ReplayMissError } from '../../llm/cache.js';
 import { ProviderError } from '../../llm/errors.js';
 import { ZERO_USAGE, type ChatMessage, type ChatModel, type TokenUsage } from '../../llm/types.js';
-import { EpisodeFault, type EpisodeContext, type Outcome } from '../../core/index.js';
+import { EpisodeFault, type EpisodeContext, type Outcome, type OutcomeExtra } from '../../core/index.js';
 import { BridgeFault, BridgeRequestError, type BridgePool, type ResetReply } from './bridge-client.js';
 import { taskDescription, type AlfworldTask, type FewShotExamples } from './dataset.js';
 import { actTurn, observationMessage, sendable } from './action.js';
@@ -70,7 +70,7 @@ export async function runAlfworldEpisode(task: AlfworldTask, ctx: EpisodeContext
   let invalid = 0;
   let modelErrors = 0;
   const trajectory = (): string => reprMessages(history.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) })));
-  const base = (): Record<string, unknown> => ({ taskType: task.taskType, gameFile: task.gameFile, unparsedActions: unparsed, invalidActions: invalid, modelErrors, transcript: turns });
+  const base = (): OutcomeExtra => ({ taskType: task.taskType, gameFile: task.gameFile, unparsedActions: unparsed, invalidActions: invalid, modelErrors, transcript: turns });
   const kept = () => ({ steps: turns.length, trajectory: trajectory(), usage, extra: base() });
   const fault = (what: string, err: unknown): never => {
     ctx.log.error({ event: 'alfworld_bridge_fault', task: task.id, epoch: ctx.epoch, phase: ctx.phase, what, err: errorMessage(err) }, 'bridge fault');

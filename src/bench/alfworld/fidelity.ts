@@ -18,8 +18,7 @@ import { formatMemoryRecord, recordBodies } from './memory-format.js';
 import { AlfworldPrompts, MemoryFormatError, openingMessages } from './messages.js';
 import { pyLen } from '../../util/python/text.js';
 import { ACTION_PARSE, LLM_ERROR } from './switches.js';
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject } from '../../util/json.js';
 
 function prompts(promptDir: string | undefined): AlfworldPrompts {
   return new AlfworldPrompts(packNamespace(promptDir, 'alfworld'));
@@ -31,7 +30,7 @@ const actionTarget: FidelityTarget = {
   compare: 'exact',
   switches: [ACTION_PARSE, LLM_ERROR],
   run(input, { fidelity }) {
-    if (!isObj(input) || !(typeof input.reply === 'string' || input.reply === null) || typeof input.observation !== 'string' || typeof input.first_step !== 'boolean') {
+    if (!isJsonObject(input) || !(typeof input.reply === 'string' || input.reply === null) || typeof input.observation !== 'string' || typeof input.first_step !== 'boolean') {
       throw new FidelityInputError('expected {reply: string|null, observation: string, first_step: boolean, llm_raises: boolean}');
     }
     if (input.llm_raises === true && fidelity.memrl(LLM_ERROR)) return { raises: 'EpisodeFault' };
@@ -88,15 +87,15 @@ const recordTarget: FidelityTarget = {
   compare: 'structure',
   switches: [],
   run(input, { promptDir }) {
-    if (!isObj(input) || typeof input.raw_content !== 'string') throw new FidelityInputError('expected {raw_content: string}');
+    if (!isJsonObject(input) || typeof input.raw_content !== 'string') throw new FidelityInputError('expected {raw_content: string}');
     const p = prompts(promptDir);
     const r = formatMemoryRecord(input.raw_content, p.labels);
     if ('raises' in r) return { raises: r.raises };
     return { formatted: r.text, parts: partsOf(r.text, p.labels.heads), length: pyLen(r.text) };
   },
   structure(output, input) {
-    if (isObj(output) && 'raises' in output) return { raises: output.raises };
-    if (!isObj(output) || typeof output.formatted !== 'string' || !isObj(input) || typeof input.raw_content !== 'string') return output;
+    if (isJsonObject(output) && 'raises' in output) return { raises: output.raises };
+    if (!isJsonObject(output) || typeof output.formatted !== 'string' || !isJsonObject(input) || typeof input.raw_content !== 'string') return output;
     const bodies = recordBodies(input.raw_content);
     return { pieces: Array.isArray(bodies) ? skeleton(output.formatted, bodies) : bodies };
   },
@@ -112,13 +111,13 @@ const MESSAGE_EXAMPLES = {
 };
 
 function buckets(input: unknown): { successes: string[]; failures: string[] } {
-  const r = isObj(input) ? input.retrieved_memories : undefined;
+  const r = isJsonObject(input) ? input.retrieved_memories : undefined;
   const list = (v: unknown): string[] => {
     if (v === undefined) return [];
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new FidelityInputError('retrieved_memories.successed / .failed: lists of memory contents');
     return v as string[];
   };
-  if (!isObj(r)) throw new FidelityInputError('expected {retrieved_memories: {successed?: [content], failed?: [content]}}');
+  if (!isJsonObject(r)) throw new FidelityInputError('expected {retrieved_memories: {successed?: [content], failed?: [content]}}');
   return { successes: list(r.successed), failures: list(r.failed) };
 }
 
@@ -146,8 +145,8 @@ const messageTarget: FidelityTarget = {
     };
   },
   structure(output, input) {
-    if (isObj(output) && 'raises' in output) return { raises: output.raises };
-    if (!isObj(output)) return output;
+    if (isJsonObject(output) && 'raises' in output) return { raises: output.raises };
+    if (!isJsonObject(output)) return output;
     const b = buckets(input);
     const bodies: string[] = [];
     for (const raw of [...b.successes, ...b.failures]) {

@@ -70,7 +70,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   tagFamily: successRateTags('eval_in_distribution'),
   standIn: STANDIN_ENV,
   paper: { taskSimilarity: 0.518, gainOverNone: 0.229 },
-  manifest: (s) => ({ alfworld: { ...s, env: s.env === 'standin' ? STANDIN_ENV : 'alfworld' } }),
+  manifest: (s) => ({ ...s, env: s.env === 'standin' ? STANDIN_ENV : 'alfworld' }),
   data: ALFWORLD_DATA,
   dryRun: async (s, run) => (await import('./dry-run.js')).alfworldDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),

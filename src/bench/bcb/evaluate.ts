@@ -18,6 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeStatus } from '../../core/index.js';
+import type { EvaluatorFacts } from '../../env/contract.js';
 import type { SandboxLimits } from '../../env/limits.js';
 import type { PythonWarmup } from '../../env/python-tests/contract.js';
 import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';

@@ -7,7 +7,7 @@
 import type { DockerSettings } from '../../config/types.js';
 import { DOCKER_DEFAULTS } from '../../config/schema.js';
 import { imageOf } from '../../config/image-slot.js';
-import type { EnvBackendName } from '../../env/contract.js';
+import type { EnvBackendName, EvaluatorFacts } from '../../env/contract.js';
 import type { PythonTestRunner, PythonWarmup } from '../../env/python-tests/contract.js';
 import type { MatplotlibFontList } from '../../env/python-tests/fontlist.js';
 import { openEnv } from '../../env/registry.js';
@@ -128,7 +128,7 @@ export class BcbEvaluator {
    * (its tests then fail loudly); a container backend without its engine or image
    * throws a UserError, which stops the run before it starts.
    */
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     const runner = await this.runner;
     const { limits, ...where } = await runner.describe();
     const py = await runner.pythonModules(BCB_LIBRARIES);
@@ -197,7 +197,7 @@ export async function evaluateBcb(
  * libraries it lacks, limits, harness checksum. Never throws; an unusable sandbox
  * is reported.
  */
-export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<Record<string, unknown>> {
+export async function describeBcbEvaluator(opts: { python?: string; timeoutSec?: number } = {}): Promise<EvaluatorFacts> {
   const { backend: _backend, ...facts } = await localBcbEvaluator(opts.python, opts.timeoutSec).describe();
   return facts;
 }

@@ -10,10 +10,7 @@ import { BcbMemoryOutcomeError, bcbMemoryShape, buildBcbMemoryContext, pyStr, ty
 import { prepareBcbCode } from './prepare.js';
 import { pyLen, pyStrip, pyTruthy as truthy } from '../../util/python/text.js';
 import { SANITIZE_SWITCH } from './switches.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject } from '../../util/json.js';
 
 const extractTarget: FidelityTarget = {
   name: 'bcb_extract_code',
@@ -21,7 +18,7 @@ const extractTarget: FidelityTarget = {
   compare: 'exact',
   switches: [EXTRACT_SWITCH, SANITIZE_SWITCH],
   async run(input, { fidelity }) {
-    if (!isObject(input) || !(input.reply === null || typeof input.reply === 'string')) throw new FidelityInputError('expected {"reply": string | null}');
+    if (!isJsonObject(input) || !(input.reply === null || typeof input.reply === 'string')) throw new FidelityInputError('expected {"reply": string | null}');
     const reply = input.reply;
     const code = fidelity.memrl(EXTRACT_SWITCH) ? extractCode(reply ?? '') : extractCodeReference(reply);
     const prepared = await prepareBcbCode(code, { sanitize: fidelity.memrl(SANITIZE_SWITCH) });
@@ -29,13 +26,12 @@ const extractTarget: FidelityTarget = {
   },
 };
 
-
 /** One recorded candidate as the reference's formatter reads it. */
 function recordOf(c: unknown): BcbMemoryRecord {
-  if (!isObject(c)) throw new FidelityInputError('each selected memory is an object');
+  if (!isJsonObject(c)) throw new FidelityInputError('each selected memory is an object');
   // c.get("content", c.get("full_content", "")) or ""
   const raw = 'content' in c ? c.content : 'full_content' in c ? c.full_content : '';
-  const meta = isObject(c.metadata) ? c.metadata : {};
+  const meta = isJsonObject(c.metadata) ? c.metadata : {};
   return {
     content: truthy(raw) ? pyStr(raw) : '',
     outcome: 'outcome' in meta ? meta.outcome : 'unknown',
@@ -45,7 +41,7 @@ function recordOf(c: unknown): BcbMemoryRecord {
 }
 
 function memoryInput(input: unknown): { records: BcbMemoryRecord[]; budget: number } {
-  if (!isObject(input) || !Array.isArray(input.selected) || typeof input.memory_budget_tokens !== 'number') {
+  if (!isJsonObject(input) || !Array.isArray(input.selected) || typeof input.memory_budget_tokens !== 'number') {
     throw new FidelityInputError('expected {"selected": [...], "memory_budget_tokens": number}');
   }
   return { records: input.selected.map(recordOf), budget: input.memory_budget_tokens };
@@ -66,7 +62,7 @@ interface EntryFacts {
  */
 function memoryStructure(output: unknown, input: unknown): unknown {
   const { records } = memoryInput(input);
-  if (!isObject(output)) return { output };
+  if (!isJsonObject(output)) return { output };
   const facts = output.facts as { per_entry_cap: number; entries: EntryFacts[] } | null;
   const entries = facts?.entries.map((e) => {
     const rec = records[e.index - 1];

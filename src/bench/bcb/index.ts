@@ -61,7 +61,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
     train: [['bcb/train/pass_at_1', 'acc']],
     valid: [['bcb/valid/pass_at_1', 'acc']],
   },
-  manifest: (s) => ({ bcb: s }),
+  manifest: (s) => s,
   // Its tests run in the bubblewrap sandbox.
   workerNeeds: () => ['bwrap'],
   data: BCB_DATA,

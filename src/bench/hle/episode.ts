@@ -2,7 +2,7 @@ import { pyStrip } from '../../util/python/text.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { errorMessage } from '../../util/errors.js';
 import type { ChatMessage, ContentPart } from '../../llm/types.js';
-import { EpisodeFault, REFERENCE_FIDELITY, type EpisodeContext, type Fidelity, type InjectedMemory, type Outcome } from '../../core/index.js';
+import { EpisodeFault, REFERENCE_FIDELITY, type EpisodeContext, type Fidelity, type InjectedMemory, type Outcome, type OutcomeExtra } from '../../core/index.js';
 import type { HleTask } from './dataset.js';
 import { parseJudgeReply, statedConfidence } from './judge.js';
 import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
@@ -122,7 +122,7 @@ export function hleJudgeMessages(task: Pick<HleTask, 'question' | 'answer'>, res
 /** One solver call, one judge call. Reward = the judge says yes. */
 export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: HleEpisodeOptions): Promise<Outcome> {
   const images = hleImages(task, ctx.memories, opts.tasksById);
-  const base: Record<string, unknown> = {
+  const base: OutcomeExtra = {
     category: task.category,
     answerType: task.answerType,
     images: images.length,
@@ -151,7 +151,7 @@ export async function runHleEpisode(task: HleTask, ctx: EpisodeContext, opts: Hl
   const solverConfidence = statedConfidence(reply.text);
   const solved = { ...base, ...(solverConfidence !== undefined ? { solverConfidence } : {}) };
   // The judge failed, not the solver: an error row, with the solver's reply kept.
-  const fail = (code: string, error: string, extra: Record<string, unknown>, cause?: unknown): never => {
+  const fail = (code: string, error: string, extra: OutcomeExtra, cause?: unknown): never => {
     throw new EpisodeFault('model', code, error, { steps: 1, trajectory, usage: reply.usage, extra: { ...solved, ...extra } }, { cause });
   };
 
@@ -209,7 +209,7 @@ function referenceJudged(
   judgeText: string,
   judgeTokens: number,
   judgeError: string | undefined,
-  solved: Pick<Outcome, 'trajectory' | 'usage'> & { extra: Record<string, unknown> },
+  solved: Pick<Outcome, 'trajectory' | 'usage'> & { extra: OutcomeExtra },
 ): Outcome {
   const r = parseJudgeReference(judgeText, task.answer);
   const yes = referenceVerdict(r);

@@ -12,10 +12,7 @@ import { parseJudgeReference, referenceVerdict } from './judge-reference.js';
 import { buildHleMemoryContext, type HleMemoryRecord } from './memory-context.js';
 import { pyLen, pyTruthy as truthy } from '../../util/python/text.js';
 import { JUDGE_VERDICT_SWITCH } from './switches.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject } from '../../util/json.js';
 
 
 function pyStr(v: unknown): string {
@@ -33,7 +30,7 @@ const judgeTarget: FidelityTarget = {
   compare: 'exact',
   switches: [JUDGE_VERDICT_SWITCH],
   run(input, { fidelity }) {
-    if (!isObject(input) || !(input.judge_text === null || typeof input.judge_text === 'string') || typeof input.judge_raises !== 'boolean') {
+    if (!isJsonObject(input) || !(input.judge_text === null || typeof input.judge_text === 'string') || typeof input.judge_raises !== 'boolean') {
       throw new FidelityInputError('expected {"judge_text": string | null, "judge_raises": boolean}');
     }
     const gold = typeof input.gold === 'string' ? input.gold : VECTOR_GOLD;
@@ -57,7 +54,7 @@ const judgePromptTarget: FidelityTarget = {
   compare: 'structure',
   switches: [JUDGE_VERDICT_SWITCH],
   run(input, { fidelity, promptDir }) {
-    if (!isObject(input) || typeof input.question !== 'string' || typeof input.gold !== 'string' || !(input.solver_output === null || typeof input.solver_output === 'string')) {
+    if (!isJsonObject(input) || typeof input.question !== 'string' || typeof input.gold !== 'string' || !(input.solver_output === null || typeof input.solver_output === 'string')) {
       throw new FidelityInputError('expected {"question": string, "gold": string, "solver_output": string | null}');
     }
     // _evaluate_row passes `output or ""`: the raw solver reply, nothing extracted.
@@ -87,10 +84,10 @@ const judgePromptTarget: FidelityTarget = {
 };
 
 function memoryInput(input: unknown): { records: HleMemoryRecord[]; limit: number } {
-  if (!isObject(input) || !Array.isArray(input.selected) || typeof input.limit !== 'number') throw new FidelityInputError('expected {"selected": [...], "limit": number}');
+  if (!isJsonObject(input) || !Array.isArray(input.selected) || typeof input.limit !== 'number') throw new FidelityInputError('expected {"selected": [...], "limit": number}');
   const records = input.selected.map((m): HleMemoryRecord => {
-    if (!isObject(m)) throw new FidelityInputError('each selected memory is an object');
-    const meta = isObject(m.metadata) ? m.metadata : {};
+    if (!isJsonObject(m)) throw new FidelityInputError('each selected memory is an object');
+    const meta = isJsonObject(m.metadata) ? m.metadata : {};
     const id = truthy(m.memory_id) ? m.memory_id : truthy(m.id) ? m.id : '';
     const content = truthy(m.content) ? m.content : truthy(m.full_content) ? m.full_content : '';
     const ids = truthy(meta.image_ids) && Array.isArray(meta.image_ids) ? meta.image_ids : [];

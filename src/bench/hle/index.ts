@@ -63,7 +63,7 @@ export const hle: BenchmarkModule<HleSettings> = {
     ],
   },
   paper: { taskSimilarity: 0.186, gainOverNone: 0.216 },
-  manifest: ({ client: _client, ...s }) => ({ hle: redactConfig(s) }),
+  manifest: ({ client: _client, ...s }) => redactConfig(s),
   data: HLE_DATA,
   dryRun: async (s, run) => (await import('./dry-run.js')).hleDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createHleRun(s, run),

@@ -3,6 +3,7 @@
  * and the check; also run the check on an untouched environment (a check that
  * passes there is vacuous). A report: exit 0 whatever the pass rate.
  */
+import type { EvaluatorFacts } from '../../env/contract.js';
 import { defaultLlbFile, loadLlbFile, type DbTask, type OsTask } from './dataset.js';
 import { checkDbGold } from './check-gold-db.js';
 import { DB_STATEMENT_TIMEOUT_S } from './db-env.js';
@@ -21,7 +22,7 @@ export interface LlbGoldReport {
   task: 'db' | 'os';
   file: string;
   /** Where the tasks ran: the evaluator's own description (backend, server version, image). */
-  evaluator: Record<string, unknown>;
+  evaluator: EvaluatorFacts;
   total: number;
   passed: number;
   vacuous: number;
@@ -55,7 +56,7 @@ export async function checkGoldLlb(opts: LlbGoldOptions): Promise<LlbGoldReport>
   const note = (r: LlbGoldRow) => opts.onResult?.(r, ++done, tasks.length);
   const evaluator: LlbEvaluatorOptions = { backend: 'local', ...opts.evaluator, concurrency: opts.concurrency };
   let rows: LlbGoldRow[];
-  let described: Record<string, unknown>;
+  let described: EvaluatorFacts;
   if (opts.task === 'db') {
     const backend = await openDbBackend(evaluator, DB_STATEMENT_TIMEOUT_S);
     try {
@@ -127,7 +128,7 @@ export function formatLlbGoldSummary(r: LlbGoldReport): string {
 }
 
 /** One line naming where the tasks ran, e.g. "docker, Podman Engine 4.3.1, memrl/llb-db-mariadb:latest (sha256:…), server 10.11.6-MariaDB". */
-function evaluatorLine(e: Record<string, unknown>): string {
+function evaluatorLine(e: EvaluatorFacts): string {
   const parts = [String(e.backend ?? '?')];
   const engine = e.engine as { name?: string; version?: string } | undefined;
   if (engine) parts.push(`${engine.name ?? 'engine'} ${engine.version ?? ''}`.trim());

@@ -11,7 +11,7 @@ import { basename, dirname } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { llbFilePath } from './data-files.js';
 import type { TaskBase } from '../../core/index.js';
-import { readUserFile } from '../../util/fs-errors.js';
+import { causeOf, readUserFile } from '../../util/fs-errors.js';
 
 export type LlbTaskKind = 'db' | 'os';
 
@@ -88,7 +88,7 @@ export function loadLlbFile(path: string, kind: LlbTaskKind): LlbFile<LlbTask> {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${path}: not valid JSON (${(err as Error).message}); use ${usableNames(kind)}`);
+    throw new UserError(`${path}: not valid JSON (${causeOf(err)}); use ${usableNames(kind)}`);
   }
   if (!isObj(data)) throw new UserError(`${path}: expected a JSON object keyed by sample index; use ${usableNames(kind)}`);
   const keys = Object.keys(data).sort(); // string order, as the reference

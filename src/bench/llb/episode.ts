@@ -22,7 +22,7 @@ import { REFERENCE_FIDELITY, type Fidelity } from '../../util/fidelity.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { ZERO_USAGE, type ChatMessage, type TokenUsage } from '../../llm/types.js';
 import { DEFAULT_PROMPT_DIR as MEMORY_PROMPT_DIR, MEMORY_TEMPLATES } from '../../memory/writer.js';
-import { EpisodeFault, type EpisodeContext, type InjectedMemory, type Outcome } from '../../core/index.js';
+import { EpisodeFault, type EpisodeContext, type InjectedMemory, type Outcome, type OutcomeExtra } from '../../core/index.js';
 import type { TaskDatabase } from '../../env/sql/contract.js';
 import type { SqlServer } from '../../env/sql/sql-server.js';
 import type { ShellEnvironment } from '../../env/shell/contract.js';
@@ -320,7 +320,7 @@ export async function runDbEpisode(task: DbTask, ctx: EpisodeContext, opts: LlbE
 }
 
 /** What an episode that stops early keeps in its error row: the conversation so far and its tokens. */
-function partial(messages: readonly ChatMessage[], steps: number, usage: TokenUsage, extra: Record<string, unknown>) {
+function partial(messages: readonly ChatMessage[], steps: number, usage: TokenUsage, extra: OutcomeExtra) {
   return { steps, trajectory: llbTranscript(messages), usage, extra };
 }
 

@@ -9,7 +9,7 @@
  */
 import { imageOf } from '../../config/image-slot.js';
 import type { DockerSettings } from '../../config/types.js';
-import type { EnvBackendName } from '../../env/contract.js';
+import type { EnvBackendName, EvaluatorFacts } from '../../env/contract.js';
 import { openEnv } from '../../env/registry.js';
 import type { ShellEnvironment } from '../../env/shell/contract.js';
 import type { SqlServer } from '../../env/sql/sql-server.js';
@@ -28,14 +28,14 @@ export interface LlbEvaluatorOptions {
 
 export interface LlbDbBackend {
   server: SqlServer;
-  describe(): Promise<Record<string, unknown>>;
+  describe(): Promise<EvaluatorFacts>;
   close(): Promise<void>;
 }
 
 export interface LlbOsBackend {
   /** A fresh environment for one task; the caller disposes it. */
   create(): Promise<ShellEnvironment>;
-  describe(): Promise<Record<string, unknown>>;
+  describe(): Promise<EvaluatorFacts>;
   close(): Promise<void>;
 }
 

@@ -65,7 +65,7 @@ export const llb: BenchmarkModule<LlbSettings> = {
   referencePrompts: LLB_REFERENCE_PROMPTS,
   fidelityTargets: async () => (await import('./fidelity.js')).llbFidelityTargets(),
   tagFamily: successRateTags('Validation'),
-  manifest: (s) => ({ llb: { ...s } }),
+  manifest: (s) => ({ ...s }),
   // A sweep's benchmark axis may say llb-db or llb-os (the results table's columns).
   variants: { db: { 'experiment.task': 'db' }, os: { 'experiment.task': 'os' } },
   // db tasks need the local MariaDB, os tasks the rootfs sandbox (bubblewrap); a config without experiment.task runs the default task.

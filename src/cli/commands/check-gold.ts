@@ -3,7 +3,7 @@
  * gold check (its module's goldCheck): gold answers through the evaluator, to measure
  * this machine rather than a model.
  */
-import { Command } from 'commander';
+import { Command, type OptionValues } from 'commander';
 import { builtinRegistry, type Registry } from '../../app/registry.js';
 import type { BenchmarkModule, GoldCheck } from '../../core/benchmark.js';
 import { withExamples } from '../help.js';
@@ -24,7 +24,7 @@ export function registerCheckGoldCommand(program: Command, registry: Registry = 
 function registerGold(gold: Command, bench: BenchmarkModule, check: GoldCheck, registry: Registry): void {
   const cmd = addFlags(gold.command(bench.name).description(check.description), check.flags);
   withExamples(cmd, [`memrl check-gold ${bench.name} --limit 20`, `memrl check-gold ${bench.name} --evaluator docker --out gold.json`]);
-  cmd.action(async (values: Record<string, unknown>) => {
+  cmd.action(async (values: OptionValues) => {
     const abort = new AbortController();
     const onSigint = (): void => abort.abort();
     process.once('SIGINT', onSigint);

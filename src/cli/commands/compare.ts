@@ -19,6 +19,7 @@ import type { OutcomePhase } from '../../metrics/outcome-row.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { num } from '../../compare/format.js';
+import { causeOf } from '../../util/fs-errors.js';
 
 export interface CompareFlags {
   baselineRuns?: string[];
@@ -165,7 +166,7 @@ function writeReports(c: Comparison, flags: CompareFlags): void {
     try {
       writeFileAtomic(file, text());
     } catch (err) {
-      throw new UserError(`${flag} ${file}: cannot write (${errorMessage(err)})`);
+      throw new UserError(`${flag} ${file}: cannot write (${causeOf(err)})`);
     }
   };
   write('--junit', flags.junit, () => renderJunit(c));

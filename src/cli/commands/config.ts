@@ -5,7 +5,7 @@
  * os` checks exactly what `memrl run llb --task os` would use. A bad file prints one
  * line naming file, line and key, and sets exit code 2.
  */
-import { Command, Option } from 'commander';
+import { Command, Option, type OptionValues } from 'commander';
 import { builtinRegistry, defaultBenchmark, findBenchmark, type Registry } from '../../app/registry.js';
 import type { ResolvedConfig } from '../../config/types.js';
 import { UserError, errorMessage } from '../../util/errors.js';
@@ -31,7 +31,7 @@ export function registerConfigCommand(program: Command, registry: Registry = bui
     'memrl config --benchmark llb --task os --derived   # the settings a run would use',
     'memrl config --explain --benchmark hle             # every key, its default and meaning',
   ]);
-  cmd.action(async (_file: string | undefined, opts: Record<string, unknown>, self: Command) => {
+  cmd.action(async (_file: string | undefined, opts: OptionValues, self: Command) => {
     const benchmark = (opts.benchmark as string | undefined) ?? defaultBenchmark(registry);
     try {
       // The loader, YAML and the schema's text load when the command runs, not for --help.

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { replayOps } from '../../memory/replay.js';
 import { withExamples } from '../help.js';
+import { causeOf } from '../../util/fs-errors.js';
 
 /** `memrl memory replay <ops.jsonl>`: run memory ops from a file, one JSON line out per retrieve/update. */
 export function registerMemoryCommand(program: Command): void {
@@ -26,7 +27,7 @@ function runReplay(file: string): void {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return fail(new UserError(`cannot read ${file}: ${errorMessage(err)}`));
+    return fail(new UserError(`cannot read ${file}: ${causeOf(err)}`));
   }
   let out: string[];
   try {

@@ -5,11 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command, OptionValues } from 'commander';
 import type { Registry } from '../../app/registry.js';
 import type { RunOptions } from '../../app/start-run.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
-import type { RunSummary } from '../../metrics/summary.js';
 import { fsError, isSystemError } from '../../util/fs-errors.js';
 import { EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
@@ -35,7 +34,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
   const cmd = run.command(bench.name).description(bench.description);
   addRunOptions(cmd, bench, registry);
   if (bench.examples?.length) withExamples(cmd, bench.examples);
-  cmd.action(async (opts: Record<string, unknown>) => {
+  cmd.action(async (opts: OptionValues) => {
     // Loaded when a run starts, not when the CLI does: models, embedders, arrow, containers.
     const flags = runFlagsFromOptions(opts, bench, registry);
     if (flags.dryRun === true) {
@@ -86,12 +85,12 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
         process.exitCode = EXIT.budget;
         return;
       }
-      const s = result.summary as { train?: { last?: number | null; lastExcludingErrors?: number | null; csr?: number | null }; valid?: { last?: number | null }; metrics?: RunSummary };
+      const s = result.summary;
       // A stopped epoch's accuracy counts the tasks it did not reach as unsolved: said, so it is not read as the epoch's result.
-      const lastEpoch = s.metrics?.train.epochs.at(-1);
+      const lastEpoch = s.metrics.train.epochs.at(-1);
       const partial = result.interrupted && lastEpoch && lastEpoch.missing > 0 && lastEpoch.ran > 0 ? ` (epoch ${lastEpoch.epoch} unfinished: ${lastEpoch.ran} of ${lastEpoch.ran + lastEpoch.missing} tasks ran, the rest count as unsolved)` : '';
       // The reference's LLB/HLE accuracy leaves errored rows out; shown beside ours when they differ.
-      const refAcc = s.train?.lastExcludingErrors !== undefined && s.train.lastExcludingErrors !== s.train.last ? ` (${fmt(s.train.lastExcludingErrors)} excluding errors, as the reference counts)` : '';
+      const refAcc = s.train.lastExcludingErrors !== s.train.last ? ` (${fmt(s.train.lastExcludingErrors)} excluding errors, as the reference counts)` : '';
       // The results line is the command's output (stdout); the rest is diagnostics (stderr).
       const results = `results: ${handle.runDir}\n`;
       if (result.failure) {
@@ -102,7 +101,7 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
       }
       process.stderr.write(
         `${result.interrupted ? 'interrupted' : 'done'}: ${result.epochsCompleted}/${handle.config.run.epochs} epoch(s); ` +
-          `last acc ${fmt(s.train?.last)}${refAcc}${partial}, CSR ${fmt(s.train?.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
+          `last acc ${fmt(s.train.last)}${refAcc}${partial}, CSR ${fmt(s.train.csr)}${s.valid ? `, valid acc ${fmt(s.valid.last)}` : ''}\n` +
           (result.interrupted ? `${resumeHint(end.budget ? ` ${end.budget.flag} <more>` : '')}\n` : ''),
       );
       process.stdout.write(results);

@@ -100,8 +100,8 @@ export function registerSweepCommand(program: Command, registry: Registry): void
           cells = await runSweepLocally(sweepOpen, { maxRuns, concurrency, registry: withPlugins, err: (t) => process.stderr.write(t), signal: ac.signal, ...(budget ? { budget } : {}) });
         }
         const { renderSweepStatus } = await import('../../sweep/status.js');
-        const { readSweepState } = await import('../../sweep/state.js');
-        process.stderr.write(renderSweepStatus(readSweepState(sweepOpen.dir)));
+        const { sweepStateFromDisk } = await import('../../sweep/state.js');
+        process.stderr.write(renderSweepStatus(sweepStateFromDisk(sweepOpen.dir)));
         process.stdout.write(`sweep: ${sweepOpen.dir}\n`);
         const unfinished = cells.filter((c) => c.status !== 'complete');
         if (unfinished.length > 0 && budget?.reached()) {
@@ -119,8 +119,9 @@ export function registerSweepCommand(program: Command, registry: Registry): void
     .command('status <dir>')
     .description("print a sweep's grid: each cell's status, epochs and last accuracy")
     .action(async (dir: string) => {
-      const { readSweepState } = await import('../../sweep/state.js');
+      const { sweepStateFromDisk } = await import('../../sweep/state.js');
       const { renderSweepStatus } = await import('../../sweep/status.js');
-      process.stdout.write(renderSweepStatus(readSweepState(dir)));
+      // Each cell as its run folder says now (sweep.json may be stale: a sweep killed while its cells ran).
+      process.stdout.write(renderSweepStatus(sweepStateFromDisk(dir)));
     });
 }

@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { BRIDGE_CLOSE_GRACE_MS, BRIDGE_MAX_LINE_BYTES } from '../limits.js';
+import type { PeerMessage } from '../contract.js';
 import type { BridgeProcess, BridgeTransport } from './contract.js';
 import { BridgeFault, BridgeRequestError } from './faults.js';
 import { readLines } from '../lines.js';
@@ -22,14 +23,14 @@ export interface BridgeClientOptions {
   /** Per-request timeout. */
   timeoutMs: number;
   /** The first request of every start (the caller's handshake); its reply goes to onHello. */
-  hello?: { request: Record<string, unknown>; timeoutMs: number };
+  hello?: { request: PeerMessage; timeoutMs: number };
   /** Longest line the bridge may send (default BRIDGE_MAX_LINE_BYTES). */
   maxLineBytes?: number;
   log?: Logger;
 }
 
 interface Pending {
-  resolve(value: Record<string, unknown>): void;
+  resolve(value: PeerMessage): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -62,7 +63,7 @@ export class BridgeClient {
   }
 
   /** The reply to the hello request of a (re)start; subclasses read what the bridge says about itself. */
-  protected onHello(_reply: Record<string, unknown>): void {}
+  protected onHello(_reply: PeerMessage): void {}
 
   private event(what: string): string {
     return `${this.opts.logEvent}_${what}`;
@@ -95,9 +96,9 @@ export class BridgeClient {
   }
 
   private onLine(line: string): void {
-    let msg: Record<string, unknown>;
+    let msg: PeerMessage;
     try {
-      msg = JSON.parse(line) as Record<string, unknown>;
+      msg = JSON.parse(line) as PeerMessage;
     } catch {
       this.opts.log?.warn({ event: this.event('noise'), line: line.slice(0, 1000) }, 'non-JSON line on bridge stdout');
       return;
@@ -128,7 +129,7 @@ export class BridgeClient {
     }
   }
 
-  private send(msg: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  private send(msg: PeerMessage, timeoutMs: number): Promise<PeerMessage> {
     const proc = this.proc;
     if (!proc) return Promise.reject(new BridgeFault(`${this.opts.label} is not running`));
     const id = this.nextId++;
@@ -147,7 +148,7 @@ export class BridgeClient {
   }
 
   /** Send one request, starting (or restarting) the bridge first if needed. */
-  async request<R = Record<string, unknown>>(msg: Record<string, unknown>, timeoutMs = this.opts.timeoutMs): Promise<R> {
+  async request<R = PeerMessage>(msg: PeerMessage, timeoutMs = this.opts.timeoutMs): Promise<R> {
     const p = this.proc;
     if (p && !p.running) this.detach(p, new BridgeFault(`${this.opts.label} died`));
     if (!this.ready) this.ready = this.start();

@@ -6,7 +6,7 @@
  * (when the engine lets files be copied into one) with a tmpfs /tmp as HOME.
  */
 import { UserError } from '../../util/errors.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
 import { Box, type BoxSpec } from '../container/box.js';
 import { containerProcess, type Attached } from '../container/main-process.js';
@@ -130,7 +130,7 @@ export class DockerBridgeTransport implements BridgeTransport {
     }
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     const { backend: b, facts: f } = await this.open();
     const { settings } = this.placement;
     return {

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { childPeer } from '../child-peer.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import type { BridgeProcess, BridgeSettings, BridgeTransport } from './contract.js';
 import { BridgeFault } from './faults.js';
 
@@ -51,7 +51,7 @@ export class LocalBridgeTransport implements BridgeTransport {
     }
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     return { backend: 'local', command: this.settings.command[0] };
   }
 

@@ -11,7 +11,7 @@
  */
 import { UserError } from '../../util/errors.js';
 import { baseSandboxEnv } from '../bwrap/bwrap-args.js';
-import type { EnvCheck, PeerProcess } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts, PeerProcess } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
 import { Box, ContainerGoneError, type BoxSpec, type ExecResult } from '../container/box.js';
 import { containerProcess } from '../container/main-process.js';
@@ -313,7 +313,7 @@ export class DockerPythonTestRunner implements PythonTestRunner {
   }
 
   /** Engine, image and limits; throws a UserError when the engine or image is missing. */
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     const o = await this.open();
     const { maxProcesses: _unused, ...rlimits } = resolveLimits(this.timeoutSec);
     const { settings } = this.placement;

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { PeerProcess } from '../contract.js';
+import type { PeerMessage, PeerProcess } from '../contract.js';
 import { readLines } from '../lines.js';
 import { onAbort } from '../../util/abort.js';
 import { FORK_SERVER, type SandboxLimits } from '../limits.js';
@@ -71,7 +71,7 @@ interface RunReply {
 }
 
 /** A reply, or why there is none: the server was already unusable, the run was aborted, the backstop passed, or it broke down under the run. */
-type Answer = { reply: Record<string, unknown> } | { failed: string; kind: 'unusable' | 'aborted' | 'timeout' | 'broken' };
+type Answer = { reply: PeerMessage } | { failed: string; kind: 'unusable' | 'aborted' | 'timeout' | 'broken' };
 
 /** One server: one request at a time. */
 export class ForkServer {
@@ -90,9 +90,9 @@ export class ForkServer {
   ) {
     readLines(proc.stdout, FORK_SERVER.maxReplyBytes, {
       line: (text) => {
-        let reply: Record<string, unknown>;
+        let reply: PeerMessage;
         try {
-          reply = JSON.parse(text) as Record<string, unknown>;
+          reply = JSON.parse(text) as PeerMessage;
         } catch {
           // Out of step with it from here on.
           this.retire(`unreadable reply from the fork server: ${text.slice(0, 200)}`);
@@ -137,7 +137,7 @@ export class ForkServer {
     this.retired ??= why;
   }
 
-  private ask(request: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
+  private ask(request: PeerMessage, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     if (this.retired) return Promise.resolve({ failed: this.retired, kind: 'unusable' });
     return new Promise<Answer>((resolve) => {
       let stopWaiting = (): void => undefined;

@@ -9,7 +9,7 @@
 import { checkBwrap, SETUP_HINT } from '../bwrap/check.js';
 import { launchSandboxed } from '../bwrap/launch.js';
 import { runSandboxed, SandboxUnavailableError } from '../bwrap/run.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { FONTLIST_MAX_BYTES, HELPER_OUTPUT_BYTES, PYTHON_HELPER_TIMEOUT_SEC, resolveLimits } from '../limits.js';
 import { PYTHON_TEST_ENV, type HelperResult, type PythonModules, type PythonModulesQuery, type PythonRunRequest, type PythonRunResult, type PythonTestRunner, type PythonTestsSettings } from './contract.js';
 import { ForkServers, forkServerSource, type ForkServerStats } from './fork-server.js';
@@ -147,7 +147,7 @@ export class LocalPythonTestRunner implements PythonTestRunner {
     return py.ok ? { ok: true, detail: `bubblewrap ${bwrap.path}, python ${py.version}` } : { ok: false, reason: py.reason };
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     const bwrap = await checkBwrap();
     return {
       backend: 'local-bwrap',

@@ -15,7 +15,7 @@
  *   stopped shortly after the command itself exits.
  */
 import { HarnessError } from '../../util/errors.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
 import { ContainerGoneError, type Box, type BoxSpec } from '../container/box.js';
 import { describeError } from '../container/engine.js';
@@ -211,7 +211,7 @@ export class DockerShellEnvironments implements ShellEnvironments {
     }
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     return {
       backend: 'docker',
       engine: this.containers.info,

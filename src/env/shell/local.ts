@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { DEFAULT_SHELL_LIMITS, SHELL_SCRIPT_TIMEOUT_SEC } from '../limits.js';
 import type { ShellEnvironment, ShellEnvironments, ShellExecResult, ShellSettings } from './contract.js';
 import { ROOTFS_FIX, rootfsIdentity, rootfsPath, rootfsUidBase } from './rootfs.js';
@@ -89,7 +89,7 @@ export class LocalShellEnvironments implements ShellEnvironments {
     return r.ok ? { ok: true, detail: 'rootfs and user namespaces usable' } : r;
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     return { backend: 'os-sandbox', rootfs: rootfsIdentity(this.settings.rootfs) };
   }
 

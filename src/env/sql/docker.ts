@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Pool } from '../../util/pool.js';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { openContainerBackend, type ContainerBackend, type ContainerPlacement } from '../container/backend.js';
 import { Box, ContainerGoneError, type BoxSpec } from '../container/box.js';
 import { describeError } from '../container/engine.js';
@@ -233,7 +233,7 @@ export class DockerSqlBackend implements SqlBackend {
     }
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     return {
       backend: 'docker',
       engine: this.containers.info,

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { EnvCheck } from '../contract.js';
+import type { EnvCheck, EvaluatorFacts } from '../contract.js';
 import { SQL_MAX_RESULT_BYTES } from '../limits.js';
 import type { SqlBackend } from './backend.js';
 import type { ConnectAs, ServerCheck, SqlResult, SqlSettings, SqlTransport } from './contract.js';
@@ -147,7 +147,7 @@ export class LocalSqlBackend implements SqlBackend {
     return 0;
   }
 
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<EvaluatorFacts> {
     return { backend: 'mariadb', server: this.server.version, dialect: this.server.dialect };
   }
 

@@ -5,6 +5,7 @@
  * extraction are functions of the prompt. They follow the JSON shapes the shipped
  * prompts ask for, so the methods' parsers see the same kind of reply a real model gives.
  */
+import { isJsonObject } from '../../util/json.js';
 import type { Rng } from '../../util/rng.js';
 import type { ChatRequest } from '../types.js';
 import { lexicalSimilarity, SHAPING } from './shaping.js';
@@ -44,7 +45,7 @@ export function decisionReply(req: ChatRequest): string {
     return JSON.stringify({ should_retrieve: false, docs: [] });
   }
   const task = typeof input.task === 'string' ? input.task : '';
-  const candidates = Array.isArray(input.candidates) ? (input.candidates as Record<string, unknown>[]) : [];
+  const candidates = Array.isArray(input.candidates) ? input.candidates.filter(isJsonObject) : [];
   const round = (x: number) => Math.round(x * 100) / 100;
   const docs = candidates.map((c) => {
     const same = c.task_id !== undefined && String(c.task_id) === req.tags.taskId;

@@ -104,8 +104,8 @@ function runsSection(items: readonly ReportRun[]): string {
   const rows = items
     .map(({ run, label }) => {
       const t = run.metrics.train;
-      const planned = (run.summary?.epochsPlanned as number | undefined) ?? (run.manifest.epochs as number | undefined);
-      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td>${esc(run.status)}</td><td>${esc(run.release ?? '–')}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
+      const planned = run.summary?.epochsPlanned ?? run.manifest.epochs;
+      return `<tr data-run="${esc(run.id)}"><td>${esc(label)}</td><td>${esc(run.id)}</td><td>${esc(run.model)}</td><td>${t.tasks}</td><td>${t.epochs.length}${planned ? ` / ${planned}` : ''}</td><td${run.statusReason ? ` title="${esc(run.statusReason)}"` : ''}>${esc(run.status)}</td><td>${esc(run.release ?? '–')}</td><td data-metric="last">${f3(t.last)}</td><td data-metric="csr">${f3(t.csrFinal)}</td><td data-metric="valid-last">${f3(run.metrics.valid?.last)}</td></tr>`;
     })
     .join('');
   return `<table id="runs-table"><thead><tr><th>run</th><th>folder</th><th>model</th><th>train tasks</th><th>epochs</th><th>status</th><th>data</th><th>last</th><th>CSR</th><th>valid last</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -309,9 +309,9 @@ function manifestSection(items: readonly ReportRun[]): string {
   return items
     .map(({ run, label }) => {
       // Task id lists can run to hundreds of ids: show their length instead.
-      // Redacted again: a run.json written before memrl redacted its command line must not carry a credential into the report.
-      const m: Record<string, unknown> = redactTree({ ...run.manifest }, (v) => v === 'sk-REPLACE_ME' || v === 'none');
-      for (const k of ['trainTaskIds', 'validTaskIds']) if (Array.isArray(m[k])) m[k] = `[${(m[k] as unknown[]).length} task ids]`;
+        // Redacted again: a run.json written before memrl redacted its command line must not carry a credential into the report.
+        const redacted = redactTree({ ...run.manifest }, (v) => v === 'sk-REPLACE_ME' || v === 'none');
+        const m = { ...redacted, trainTaskIds: `[${redacted.trainTaskIds.length} task ids]`, validTaskIds: `[${redacted.validTaskIds.length} task ids]` };
       return `<details><summary>${esc(label)} (${esc(run.id)})</summary><pre>${esc(JSON.stringify(m, null, 2))}</pre></details>`;
     })
     .join('');

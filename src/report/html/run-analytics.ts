@@ -4,7 +4,7 @@
  * used memories, per-category accuracy and token use per role. All derived from
  * the run folder's own files (outcomes.jsonl, memories.jsonl, summary.json).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { MEMORIES_FILE, readMemories, type SummaryJson } from '../../core/run-files/index.js';
 import { join } from 'node:path';
 import { quantileSorted } from '../bootstrap.js';
 import type { RunFolder } from '../../results/run-folder.js';
@@ -94,20 +94,8 @@ export function boxStats(values: readonly number[]): BoxStats | null {
   return { min: s[0]!, q1: quantileSorted(s, 0.25), median: quantileSorted(s, 0.5), q3: quantileSorted(s, 0.75), max: s[s.length - 1]!, n: s.length };
 }
 
-function readMemories(dir: string): Map<string, { key: string | null; q: number | null }> {
-  const out = new Map<string, { key: string | null; q: number | null }>();
-  const path = join(dir, 'memories.jsonl');
-  if (!existsSync(path)) return out;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const m = JSON.parse(line) as { id?: unknown; key?: unknown; q?: unknown };
-      if (typeof m.id === 'string') out.set(m.id, { key: typeof m.key === 'string' ? m.key : null, q: typeof m.q === 'number' ? m.q : null });
-    } catch {
-      // A damaged line only costs that memory its label in the report.
-    }
-  }
-  return out;
+function memoriesById(dir: string): Map<string, { key: string; q: number }> {
+  return new Map(readMemories(join(dir, MEMORIES_FILE)).map((m) => [m.id, { key: m.key, q: m.q }]));
 }
 
 function topMemories(run: RunFolder, train: RunFolder['rows'], topN: number): MemoryUse[] {
@@ -124,7 +112,7 @@ function topMemories(run: RunFolder, train: RunFolder['rows'], topN: number): Me
     });
   }
   if (uses.size === 0) return [];
-  const memories = readMemories(run.dir);
+  const memories = memoriesById(run.dir);
   return [...uses]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, topN)
@@ -158,14 +146,14 @@ function breakdown(train: RunFolder['rows'], last: number | undefined): RunAnaly
   };
 }
 
-function usage(summary: Record<string, unknown> | null): { usage: RoleUsage[]; costUsd: number | null } {
-  const u = (summary?.usage ?? {}) as { byRole?: Record<string, Partial<RoleUsage>>; costUsd?: unknown };
-  const usage = Object.entries(u.byRole ?? {}).map(([role, v]) => ({
+function usage(summary: SummaryJson | null): { usage: RoleUsage[]; costUsd: number | null } {
+  if (!summary) return { usage: [], costUsd: null };
+  const usage = Object.entries(summary.usage.byRole).map(([role, v]) => ({
     role,
-    calls: v.calls ?? 0,
-    promptTokens: v.promptTokens ?? 0,
-    completionTokens: v.completionTokens ?? 0,
-    totalTokens: v.totalTokens ?? 0,
+    calls: v.calls,
+    promptTokens: v.promptTokens,
+    completionTokens: v.completionTokens,
+    totalTokens: v.totalTokens,
   }));
-  return { usage, costUsd: typeof u.costUsd === 'number' ? u.costUsd : null };
+  return { usage, costUsd: summary.usage.costUsd };
 }

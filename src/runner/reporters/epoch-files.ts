@@ -6,7 +6,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EpochEndEvent, Reporter } from '../../core/reporter.js';
 import { writeOutcomesArrow } from '../../metrics/outcome-arrow.js';
-import { Q_HISTORY_FILE, readQHistory } from '../../metrics/q-history.js';
+import { METRICS_FILE, Q_HISTORY_FILE, readQHistory, type MetricsJson } from '../../core/run-files/index.js';
 import { Q_HISTOGRAM_TAGS, TensorBoardWriter, writeEpochScalars } from '../../metrics/tensorboard/index.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 
@@ -14,7 +14,8 @@ export class MetricsJsonReporter implements Reporter {
   constructor(private readonly dir: string) {}
 
   onEpochEnd(ev: EpochEndEvent): void {
-    writeJsonAtomic(join(this.dir, 'metrics.json'), ev.metrics);
+    const metrics: MetricsJson = ev.metrics;
+    writeJsonAtomic(join(this.dir, METRICS_FILE), metrics);
   }
 }
 

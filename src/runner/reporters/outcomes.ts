@@ -1,7 +1,7 @@
 /**
  * outcomes.jsonl: the outcome matrix, appended at each barrier. On resume, rows past
  * the checkpointed epoch belong to an unfinished epoch that runs again, so the file is
- * cut back to the kept rows first.
+ * cut back to the kept rows first (or rewritten from them, when the resume rebuilt them).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +20,10 @@ export class OutcomesReporter implements Reporter {
   }
 
   onRunStart(ev: RunStartEvent): void {
-    const existing = existsSync(this.file) ? readOutcomeRows(this.file).rows : [];
-    if (existing.length !== ev.kept.length || (existsSync(this.file) && ev.keptUpToEpoch < 0)) {
+    // A file the resume could not read (a broken line) is rewritten from the kept rows, which were checked or rebuilt.
+    const existing = existsSync(this.file) ? readableRows(this.file) : [];
+    const same = existing !== undefined && existing.length === ev.kept.length && existing.every((r, i) => sameCell(r, ev.kept[i]!));
+    if (!same || (existsSync(this.file) && ev.keptUpToEpoch < 0)) {
       writeFileAtomic(this.file, ev.kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
     }
     // No flush per row: the journal already holds each episode; onEpochEnd flushes before each checkpoint.
@@ -42,3 +44,13 @@ export class OutcomesReporter implements Reporter {
     this.log = undefined;
   }
 }
+
+function readableRows(file: string): OutcomeRow[] | undefined {
+  try {
+    return readOutcomeRows(file).rows;
+  } catch {
+    return undefined;
+  }
+}
+
+const sameCell = (a: OutcomeRow, b: OutcomeRow): boolean => a.taskId === b.taskId && a.epoch === b.epoch && a.phase === b.phase;

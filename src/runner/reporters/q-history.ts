@@ -1,11 +1,11 @@
 /**
- * q-history.jsonl (see metrics/q-history.ts): the memory's Q after each epoch. On resume
+ * q-history.jsonl (see core/run-files/q-history.ts): the memory's Q after each epoch. On resume
  * the lines of epochs past the checkpoint go, so the file matches the rows kept.
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EpochEndEvent, Reporter, RunStartEvent } from '../../core/reporter.js';
-import { Q_HISTORY_FILE, qSnapshotLine, readQHistory } from '../../metrics/q-history.js';
+import { Q_HISTORY_FILE, qSnapshotLine, readQHistory } from '../../core/run-files/index.js';
 import { writeFileAtomic } from '../../util/fs.js';
 
 export class QHistoryReporter implements Reporter {

@@ -1,7 +1,7 @@
 /**
  * transcripts.jsonl.gz (+ transcript-parts.jsonl.gz): every model call of every episode,
  * written as batches commit, kept consistent with outcomes.jsonl across resumes (see
- * metrics/transcripts.ts for the format).
+ * core/run-files/transcripts.ts for the format).
  *
  * Assembled at commit: an episode's row is journaled with its calls (the agent's, the
  * judge's, the method's) and its multi-turn conversation; committing moves them out of
@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import type { CommitEffects } from '../../core/method.js';
 import type { OutcomeRow } from '../../core/outcome.js';
 import type { Reporter, RunStartEvent, Trace } from '../../core/reporter.js';
-import { TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter, transcriptId, type RecordedCall, type Transcript } from '../../metrics/transcripts.js';
+import { TRANSCRIPT_PARTS_FILE, TRANSCRIPTS_FILE, TranscriptWriter } from '../../core/run-files/transcripts.js';
+import { transcriptId, type RecordedCall, type Transcript } from '../../metrics/transcripts.js';
 
 export class TranscriptsReporter implements Reporter {
   private writer: TranscriptWriter | null = null;
