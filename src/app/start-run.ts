@@ -44,6 +44,7 @@ import { recordObserved } from './observed.js';
 import { resumedConfig } from './resume.js';
 import { findBenchmark, findMethod, type Registry } from './registry.js';
 import { checkEndpoints, checkWritableFolder } from './preflight.js';
+import { checkProfileModels } from './profile-check.js';
 import { datasetOf, datasetsOf, pullMissing, recordingData } from './run-data.js';
 import { cachedChatModel, modelLabelOf, runEmbedder } from './run-models.js';
 
@@ -62,6 +63,8 @@ export interface RunOptions {
   episodeSlots?: Slots;
   /** Where endpoint rate limits are kept (default: this process; `--queue`: Redis, shared with the workers). */
   rateGates?: RateGateFactory;
+  /** A budget shared with other runs (a sweep's --budget-usd): what they spent counts against this run's limit; `meter` hands over this run's. */
+  sharedBudget?: { othersUsd(): number; meter(meter: SpendMeter): void };
   /** Play the episodes elsewhere (`--queue`): opened once the run folder is known, closed when the run ends. */
   episodeQueue?: (run: { runDir: string; benchmark: string; config: ResolvedConfig['config'] }) => Promise<EpisodeDispatcher>;
 }
@@ -150,6 +153,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
       ...(cfg.judge?.provider === 'openai' ? [{ key: 'the judge base_url', url: cfg.judge.baseUrl }] : []),
       ...(cfg.embedding.provider === 'openai' ? [{ key: 'embedding.base_url', url: cfg.embedding.baseUrl }] : []),
     ]);
+    // A profile says which of its models the endpoints do not serve (run.json and the banner).
+    await checkProfileModels(cfg);
   }
 
   // Budget: spend so far comes back from <runDir>/spend.json; reaching a limit stops the run like Ctrl-C.
@@ -163,11 +168,18 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
   if (unpriced.length) throw new UserError(`--budget-usd cannot be enforced: ${unpriced.join('; ')}`, 'budget_unpriced');
   const abort = new AbortController();
   const ended: RunEnd = { result: null, budget: null };
-  const meter = new SpendMeter(spendFile(runDir), prices, limits, (hit) => {
-    ended.budget = hit;
-    io.err(`\n${budgetStopLine(hit, bench.name, runDir)}\n`);
-    abort.abort();
-  });
+  const meter = new SpendMeter(
+    spendFile(runDir),
+    prices,
+    limits,
+    (hit) => {
+      ended.budget = hit;
+      io.err(`\n${budgetStopLine(hit, bench.name, runDir)}\n`);
+      abort.abort();
+    },
+    options.sharedBudget ? () => options.sharedBudget!.othersUsd() : undefined,
+  );
+  options.sharedBudget?.meter(meter);
 
   const handle = (done: Promise<RunEnd>): RunHandle => ({ benchmark: bench.name, runDir, config: cfg, stop: () => abort.abort(), done });
   const spentAlready = meter.reached();
@@ -276,6 +288,8 @@ export async function startRun(options: RunOptions, io: RunIo): Promise<RunHandl
     buildStrategy: cfg.buildStrategy,
     [bench.name]: bench.manifest ? bench.manifest(cfg.bench) : redactConfig(cfg.bench),
     fidelity: { profile: cfg.fidelity.profile, switches: cfg.fidelity.settings },
+    // The run profile and what of it this run could not match (the runner adds blocked tasks).
+    ...(cfg.profile ? { profile: { name: cfg.profile.name, unmatched: [...cfg.profile.unmatched] } } : {}),
     prompts: pack ?? { name: 'memrl', hash: null, source: "memrl's own templates", overrides: [] },
     benchmarkName: bench.displayName,
     methodName: method.displayName,

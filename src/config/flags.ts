@@ -10,6 +10,7 @@
  * The reference spells flags in snake_case (--split_file); `snake` records that
  * spelling, accepted as a hidden alias.
  */
+import { RUN_PROFILES } from './profile-names.js';
 import type { ConfigTree, KeyPath } from './yaml-source.js';
 
 /** Parsed flag values, keyed by commander's camelCase name of the long flag (--split-file → splitFile). Unset = absent. */
@@ -182,6 +183,11 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       path: null,
     },
     {
+      flags: '--dry-run',
+      description: "estimate the run's model calls, tokens, cost and time from the prompts it would send, print it and exit without a single call (default: run)",
+      path: null,
+    },
+    {
       flags: '--rate-limit <rps>',
       description: 'at most this many model requests per second per endpoint, shared by a --queue run and all its workers (default: memrl.llm.rate_limit, else no limit)',
       parse: decimal((n) => n > 0, 'a positive number of requests per second'),
@@ -210,6 +216,13 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       flags: '--prices <file>',
       description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)',
       path: ['memrl', 'prices'],
+    },
+    {
+      flags: '--profile <name>',
+      description:
+        "paper = the paper's setting: the reference's models, token limits, prompts (the imported pack), time limits, epochs and validation for this benchmark, reference fidelity; the config file and flags still win over it (default: memrl.profile, else none)",
+      choices: RUN_PROFILES,
+      path: ['memrl', 'profile'],
     },
     {
       flags: '--fidelity <profile>',

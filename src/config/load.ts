@@ -2,9 +2,11 @@
  * Loading a run's configuration.
  *
  * Layers, lowest first: schema defaults (the reference's pydantic defaults) <
- * the benchmark's defaults (its reference YAML and runner) < the YAML file
- * (after ${ENV} interpolation) < command-line flags. Without a file, the
- * built-in configs/quickstart.yaml is the file: offline simulator + local embedder.
+ * the benchmark's defaults (its reference YAML and runner) < a run profile
+ * (--profile, memrl.profile: profile.ts) < the YAML file (after ${ENV}
+ * interpolation) < command-line flags. Without a file, the built-in
+ * configs/quickstart.yaml is the file (offline simulator + local embedder), unless
+ * a profile is given: then the profile is the setting.
  *
  * Everything benchmark- or method-specific comes from the registry's config parts,
  * so a plug-in's defaults, flags and section are loaded exactly like built-in ones.
@@ -19,6 +21,8 @@ import { asset } from '../util/paths.js';
 import { flagOverlay, type FlagValues } from './flags.js';
 import { interpolateEnv, type Env } from './interpolate.js';
 import { closest, dotted, formatIssues } from './issues.js';
+import { profileLayers } from './profile.js';
+import { RUN_PROFILES, type RunProfile } from './profile-names.js';
 import { resolveConfig } from './resolve.js';
 import { runFlagsFor } from './run-flags.js';
 import { schemaFor } from './schema.js';
@@ -83,10 +87,14 @@ export function loadConfig(
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const inspect = options.inspect ?? false;
+  // A profile given as a flag replaces the quickstart: with --profile and no --config the profile is the setting.
+  const flagProfile = typeof flags.profile === 'string' ? flags.profile : undefined;
   const source: YamlSource = options.data
     ? { label: options.data.label, data: options.data.tree, lineOf: () => undefined }
     : path === undefined
-      ? readYamlFile(quickstartPath(), `built-in quickstart (${QUICKSTART_CONFIG})`)
+      ? flagProfile !== undefined
+        ? { label: `profile ${flagProfile} (no --config)`, data: {}, lineOf: () => undefined }
+        : readYamlFile(quickstartPath(), `built-in quickstart (${QUICKSTART_CONFIG})`)
       : readYamlFile(resolve(cwd, path), path);
   const where = (p: KeyPath) => whereInFile(source, p);
   const notes: string[] = [];
@@ -104,7 +112,10 @@ export function loadConfig(
     notes.push(message);
   }
 
-  const fileLayer = deepMerge(deepMerge(EVERY_BENCHMARK, part.defaults ?? {}), emptySectionsAsMappings(schema, fileData, []));
+  const profileName = flagProfile ?? (fileData as { memrl?: { profile?: unknown } } | null)?.memrl?.profile;
+  const profile = (RUN_PROFILES as readonly unknown[]).includes(profileName) ? profileLayers(profileName as RunProfile, part, env) : null;
+  const underFile = [EVERY_BENCHMARK, part.defaults ?? {}, ...(profile?.layers ?? [])].reduce<unknown>((acc, layer) => deepMerge(acc, layer), {});
+  const fileLayer = deepMerge(underFile, emptySectionsAsMappings(schema, fileData, []));
   const fromFile = schema.safeParse(fileLayer);
   if (!fromFile.success) {
     throw new UserError(formatIssues(fromFile.error, { schema, where, rawAt: (p) => valueAt(fileData, p) }), 'config_invalid');
@@ -135,7 +146,8 @@ export function loadConfig(
     registry,
     part,
     source: source.label,
-    quickstart: path === undefined && !options.data,
+    quickstart: path === undefined && !options.data && profile === null,
+    profile,
     flags,
     env,
     cwd,

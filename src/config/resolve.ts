@@ -14,8 +14,9 @@ import type { FlagValues } from './flags.js';
 import type { Env } from './interpolate.js';
 import { closest } from './issues.js';
 import { keyNotes, leafPaths } from './key-notes.js';
+import { profileGaps, type ProfileLayers } from './profile.js';
 import type { MemrlConfig, Method } from './schema.js';
-import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, LlmSettings, MethodConfigPart, ResolvedConfig, RunSettings } from './types.js';
+import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, LlmSettings, MethodConfigPart, ResolvedConfig, ResolvedProfile, RunSettings } from './types.js';
 import type { KeyPath } from './yaml-source.js';
 
 export interface ResolveContext {
@@ -37,6 +38,8 @@ export interface ResolveContext {
   setBy(path: KeyPath): string | undefined;
   /** Notes gathered while loading (e.g. unset variables while inspecting). */
   notes: string[];
+  /** The run profile's layers, when one applies. */
+  profile?: ProfileLayers | null;
 }
 
 /** The memrl.evaluator keys benchmarks add (their sharedKeys), camelCased: bcb_x → bcbX. */
@@ -125,8 +128,12 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
   const methodPart = ctx.registry.methods.find((m) => m.name === method);
   refuseUnusedThreshold(method, methodPart, cfg, memory, ctx);
 
+  const profile = ctx.profile ? { name: ctx.profile.name, unmatched: profileGaps(ctx.profile, cfg, ctx.where, ctx.cwd) } : null;
+  if (profile) notes.push(...profileNotes(profile));
+
   return {
     fidelity,
+    profile,
     benchmark: part.name,
     source: ctx.source,
     method,
@@ -319,4 +326,10 @@ function refuseUnusedThreshold(method: string, part: MethodConfigPart | undefine
   if (hasOwn && (own?.threshold ?? null) === null && memory.baselineThreshold === cfg.rl_config.sim_threshold) return;
   const instead = hasOwn ? `set memrl.${method}.threshold in the config (the method's own minimum score) instead` : 'leave the flag out';
   throw new UserError(`--retrieve-threshold: method ${method} does not use rl_config.sim_threshold here (the similarity threshold of memrl, memp and rag retrieval), so the flag would be ignored; ${instead}`, 'flag_unused');
+}
+
+/** The banner's and `memrl config`'s lines about a run profile: what it is, then each thing not matched. */
+export function profileNotes(profile: ResolvedProfile): string[] {
+  const head = `profile ${profile.name}: the paper's setting for this benchmark (docs/reproduce.md)${profile.unmatched.length ? `; ${profile.unmatched.length} thing(s) not matched here` : ', all of it matched'}`;
+  return [head, ...profile.unmatched.map((u) => `profile ${profile.name}: not matched: ${u}`)];
 }

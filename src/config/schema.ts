@@ -19,6 +19,7 @@
  * YAML file, then command-line flags.
  */
 import type { FidelitySwitch } from '../util/fidelity.js';
+import { RUN_PROFILES } from './profile-names.js';
 import { z } from 'zod';
 import { CONTAINER_DEFAULTS } from '../env/limits.js';
 import { UserError } from '../util/errors.js';
@@ -346,6 +347,13 @@ function commonMemrlShape(methods: readonly string[], images: readonly ImageSlot
       .default(null)
       .describe(
         "Prompt pack: a folder of templates laid out as <namespace>/<file> (namespaces: memory and each benchmark's name), overriding memrl's own file by file; `memrl prompts import` makes one from a MemRL checkout, `memrl prompts export` writes memrl's as a start. null = memrl's own. CLI: --prompts.",
+      ),
+    profile: z
+      .enum(RUN_PROFILES)
+      .nullable()
+      .default(null)
+      .describe(
+        "paper = the paper's setting in one step: the reference's models, token limits, prompts (an imported pack), time limits, epochs and validation per benchmark, reference fidelity; a layer over the benchmark's defaults and under the YAML file and flags (docs/reproduce.md). null = none. CLI: --profile.",
       ),
     fidelity: z
       .enum(['reference', 'fixed'])

@@ -7,9 +7,16 @@ import type { Fidelity } from '../util/fidelity.js';
 import type { Env } from './interpolate.js';
 import type { FlagDef, FlagValues } from './flags.js';
 import type { Benchmark, ConfigPart, ImageSlot, MemrlConfig, Method, SharedKeys } from './schema.js';
+import type { RunProfile } from './profile-names.js';
 import type { ConfigTree, KeyPath } from './yaml-source.js';
 
 export type { ConfigTree };
+
+/** A run profile as resolved: its name, and each part of its setting this run does not match (one line each). */
+export interface ResolvedProfile {
+  name: RunProfile;
+  unmatched: string[];
+}
 
 export interface LlmSettings {
   provider: 'openai' | 'sim';
@@ -125,6 +132,8 @@ export interface ResolvedConfig<S = unknown> {
   judge: LlmSettings | null;
   /** The fidelity profile and every switch's setting (memrl.fidelity, memrl.fidelity_switches). */
   fidelity: Fidelity;
+  /** The run profile (--profile, memrl.profile) and what of it this run does not match; null without one. */
+  profile: ResolvedProfile | null;
   /** The full validated tree (defaults < benchmark defaults < YAML < flags). Holds secrets: redact before printing. */
   config: MemrlConfig;
   /** Leaf keys ("a.b.c") the user's file sets; none for the built-in quickstart. */
@@ -175,6 +184,8 @@ export interface BenchmarkConfigPart<S = unknown> extends ConfigPart {
   displayName: string;
   /** Per-benchmark defaults over the schema's: the reference's YAML and runner values for it. */
   defaults?: ConfigLayer;
+  /** Its layer of each run profile (`--profile paper`: the paper's setting for it), over its defaults and under the YAML file. */
+  profiles?: Readonly<Partial<Record<RunProfile, ConfigLayer>>>;
   /** Its own flags, beyond the common run flags. */
   flags?: readonly FlagDef[];
   /** Takes --evaluator / --docker-host (it has a container backend). */

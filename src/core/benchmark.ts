@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { FlagDef, FlagValues } from '../config/flags.js';
 import type { ConfigLayer, ConfigTree, DockerSettings, EvaluatorSettings, LlmSettings, ResolvedConfig, SettingsContext } from '../config/types.js';
 import type { ImageSlot, MemrlConfig, SharedKeys } from '../config/schema.js';
+import { RUN_PROFILES } from '../config/profile-names.js';
 import type { SimPlayer } from '../llm/sim/model.js';
 import { chatModelSchema, injectedMemoryHintSchema, PHASES, type ChatRequest } from '../llm/types.js';
 import type { DoctorCheck } from '../doctor/probes.js';
@@ -31,6 +32,7 @@ import { datasetProblem, type DatasetDeclaration } from '../data/manifest.js';
 import type { FidelityTarget } from './fidelity.js';
 import { EvaluatorFactsSchema, type EvaluatorFacts } from './run-files/evaluator.js';
 import { outcomeSchema, type Outcome } from './outcome.js';
+import { dryRunFactsSchema, type DryRunFacts } from './dry-run.js';
 
 /** What a reference tag carries (metrics/tensorboard/tags.ts's TagMetric). */
 const TAG_METRICS = ['acc', 'csr', 'avgSteps'] as const satisfies readonly TagMetric[];
@@ -230,6 +232,9 @@ const isSharedKeys = (v: unknown): boolean => {
   );
 };
 
+/** A config layer: an object of config sections. */
+const isLayer = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s));
+
 const isZodObject = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { safeParse?: unknown }).safeParse === 'function' && (v as { _def?: { typeName?: unknown } })._def?.typeName === 'ZodObject';
 
 export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchmark's module exports: everything memrl needs before a run (names, config, flags) and `create` for the run itself. Export it (named or default) from the file given to `--plugin`.", {
@@ -244,11 +249,15 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   fidelitySwitches: z.array(opaque<FidelitySwitch>('FidelitySwitch')).readonly().optional().describe('Where it may differ from the reference implementation, as switches (built-ins; see docs/fidelity.md).'),
   defaults: opaque<ConfigLayer>(
     '{ section: { key: value } }',
-    (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => s !== null && typeof s === 'object' && !Array.isArray(s)),
+    isLayer,
     "is not a defaults layer: an object of config sections, e.g. { experiment: { num_sections: 3 } }",
   )
     .optional()
     .describe("Its defaults over memrl's, in the config file's shape, e.g. `{ experiment: { num_sections: 3 }, rl_config: { topk: 3 } }`. Precedence: memrl's defaults < these < the YAML file < flags."),
+  profiles: z
+    .record(z.enum(RUN_PROFILES), opaque<ConfigLayer>('{ section: { key: value } }', isLayer, 'is not a config layer: an object of config sections'))
+    .optional()
+    .describe("Its layer of each run profile, by name (`paper`: the paper's setting for it), in the config file's shape. Precedence: its defaults < the profile's common part < this < the YAML file < flags; without one a profile applies only its common part and says so."),
   flags: z
     .array(flagSchema)
     .readonly()
@@ -314,6 +323,15 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
   workerNeeds: fn<(config: ConfigTree) => readonly WorkerNeed[]>([['config', z.record(z.unknown())]], z.array(z.enum(['bwrap', 'mariadb', 'containers'])).readonly())
     .optional()
     .describe("What its episodes need of a `memrl worker` with the local evaluator ('bwrap', 'mariadb', 'containers'), given the run's or sweep cell's config tree as written; `--queue` and sweeps route its jobs only to workers that have them. With the docker evaluator every benchmark needs a container engine instead. None: any worker."),
+  dryRun: fn<(settings: unknown, run: ResolvedConfig) => Promise<DryRunFacts>>(
+    [
+      ['settings', opaque<unknown>('S')],
+      ['run', opaque<ResolvedConfig>('ResolvedConfig')],
+    ],
+    z.promise(dryRunFactsSchema),
+  )
+    .optional()
+    .describe("What `memrl run <name> --dry-run` and `memrl sweep --dry-run` need to estimate calls, tokens, cost and time without a model call: task counts, the first prompts built with your prompt code, calls per episode, typical reply lengths. Read files only: no model, no sandbox, no network. Without it the estimate is one call per loaded task with the task's text as the prompt, and says so."),
   manifest: fn<(settings: unknown) => unknown>([['settings', opaque<unknown>('S')]], z.unknown())
     .optional()
     .describe("Its section of run.json, recorded under its name (default: its settings, secrets redacted)."),
@@ -348,9 +366,10 @@ export const benchmarkModuleSchema = contract('BenchmarkModule', "What a benchma
 type ModuleShape = z.infer<typeof benchmarkModuleSchema>;
 
 /** A benchmark's module; `S` is its settings (what `resolve` returns), `T` its task type. */
-export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Omit<ModuleShape, 'resolve' | 'judge' | 'manifest' | 'create'> {
+export interface BenchmarkModule<S = any, T extends TaskBase = any> extends Omit<ModuleShape, 'resolve' | 'judge' | 'manifest' | 'create' | 'dryRun'> {
   resolve(tree: MemrlConfig, ctx: SettingsContext): S;
   judge?(settings: S): LlmSettings | null;
   manifest?(settings: S): unknown;
   create(settings: S, run: ResolvedConfig<S>): Benchmark<T> | Promise<Benchmark<T>>;
+  dryRun?(settings: S, run: ResolvedConfig<S>): Promise<DryRunFacts>;
 }

@@ -9,3 +9,4 @@ export type { FlagDef, FlagValues } from '../config/flags.js';
 export type { BenchmarkConfigPart, MethodConfigPart, ResolvedConfig, SettingsContext, ConfigLayer, LlmSettings, EvaluatorSettings, DockerSettings, RunSettings } from '../config/types.js';
 export type { ImageSlot, MemrlConfig } from '../config/schema.js';
 export * from './fidelity.js';
+export * from './dry-run.js';

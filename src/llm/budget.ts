@@ -66,6 +66,8 @@ export class SpendMeter {
     readonly limits: BudgetLimits,
     /** Called once, when a billed call makes the spend reach a limit. */
     private readonly onReached?: (hit: BudgetHit) => void,
+    /** Dollars spent elsewhere that count against the same --budget-usd (a sweep's other cells). */
+    private readonly othersUsd: () => number = () => 0,
   ) {
     const saved = store.load();
     for (const role of LEDGER_ROLES) {
@@ -136,7 +138,7 @@ export class SpendMeter {
     const spentTokens = this.tokens();
     if (tokens !== null && spentTokens >= tokens) return { kind: 'tokens', flag: '--budget-tokens', spent: spentTokens, limit: tokens };
     const cost = this.costUsd();
-    if (usd !== null && cost !== null && cost >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost, limit: usd };
+    if (usd !== null && cost !== null && cost + this.othersUsd() >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost + this.othersUsd(), limit: usd };
     return null;
   }
 

@@ -10,7 +10,18 @@ import { BUILTIN_METHODS } from '../methods/registry.js';
 
 /** Spellings the paper's table (data/paper-results.json) uses for the same methods. */
 const METHOD_ALIASES: Record<string, string> = { 'pass@k': 'Pass@k', selfrag: 'Self-RAG', 'self-rag': 'Self-RAG' };
-const METHOD_ORDER = ['none', 'rag', 'memp', 'memrl', 'reflection', 'passk', 'pass@k', 'selfrag', 'self-rag', 'mem0'];
+/**
+ * The paper's row order: the baselines without shared memory (no memory, then the two
+ * that retry unsolved tasks), the memory baselines, then MemP and MemRL last.
+ */
+const METHOD_ORDER = ['none', 'passk', 'pass@k', 'reflection', 'rag', 'selfrag', 'self-rag', 'mem0', 'memp', 'memrl'];
+
+/** Methods that retry only the tasks not solved yet: their "Last" counts the tasks solved in the final epoch alone. */
+const RETRY_UNSOLVED = new Set(['passk', 'pass@k', 'reflection']);
+
+export function retriesUnsolved(method: string): boolean {
+  return RETRY_UNSOLVED.has(method);
+}
 
 const recorded = { benchmarks: new Map<string, string>(), methods: new Map<string, string>() };
 

@@ -8,11 +8,11 @@ import type { RunFolder } from '../results/run-folder.js';
 import { Rng } from '../util/rng.js';
 import { bootstrapMean } from './bootstrap.js';
 import { differenceLabels } from '../results/experiment.js';
-import { benchmarkName, compareBenchmarks, compareMethods, methodName, settingWords, standInNote } from './names.js';
+import { benchmarkName, compareBenchmarks, compareMethods, methodName, retriesUnsolved, settingWords, standInNote } from './names.js';
 import type { PaperResults } from './paper-results.js';
 import type { TableMetric } from './table-metrics.js';
 
-export type Mark = 'simulated' | 'standin' | 'unfinished' | 'failed';
+export type Mark = 'simulated' | 'standin' | 'unfinished' | 'failed' | 'retries';
 
 /** In the order their footnotes are printed. */
 export const MARK_NOTES: readonly { mark: Mark; note: string }[] = [
@@ -20,6 +20,10 @@ export const MARK_NOTES: readonly { mark: Mark; note: string }[] = [
   { mark: 'standin', note: standInNote() },
   { mark: 'unfinished', note: 'includes a run that did not finish (interrupted or still running): fewer epochs than planned.' },
   { mark: 'failed', note: 'includes a failed run (ended by an error, such as too many error episodes, or its rows damaged): its numbers describe the fault, not the method; fix the cause and resume it.' },
+  {
+    mark: 'retries',
+    note: "Pass@k and Reflection retry only the tasks not solved yet, so their Last is the tasks solved in the final epoch ÷ all tasks, not the final accuracy of the other rows, and never bold; the paper reports only their cumulative number (CSR).",
+  },
 ];
 
 export type Phase = 'train' | 'valid';
@@ -133,8 +137,9 @@ export function buildResultTable(runs: readonly RunFolder[], opts: TableOptions)
       const group = groups.get(`${s.key}\u0000${bench}`);
       if (!group) continue;
       warnings.push(...groupWarnings(`${s.label} × ${benchmarkName(bench)}`, group, opts.phase));
-      const marks = unionMarks(group);
+      const runMarks = unionMarks(group);
       for (const metric of opts.metrics) {
+        const marks = metric.key === 'last' && retriesUnsolved(s.method) ? [...runMarks, 'retries' as const] : runMarks;
         const withValue = group
           .map((run) => ({ run, value: metricValue(run, opts.phase, metric) }))
           .filter((x): x is { run: RunFolder; value: number } => x.value !== null);
@@ -239,9 +244,10 @@ function groupWarnings(where: string, group: readonly RunFolder[], phase: Phase)
 function markBest(cells: Map<string, TableCell>, series: readonly Series[], benchmarks: readonly string[], metrics: readonly TableMetric[]): void {
   for (const bench of benchmarks) {
     for (const metric of metrics) {
+      // A Last defined otherwise (pass@k, reflection) is not compared with the others.
       const candidates = series
         .map((s) => cells.get(cellKey(s.key, bench, metric.key)))
-        .filter((c): c is TableCell & { mean: number } => c !== undefined && c.mean !== null);
+        .filter((c): c is TableCell & { mean: number } => c !== undefined && c.mean !== null && !c.marks.includes('retries'));
       // One filled cell is not a comparison.
       if (candidates.length < 2) continue;
       const means = candidates.map((c) => c.mean);

@@ -88,6 +88,7 @@ export const MARK_SYMBOLS: Record<Mark, { text: string; latex: string }> = {
   standin: { text: '‡', latex: '\\ddagger' },
   unfinished: { text: '§', latex: '\\S' },
   failed: { text: '¶', latex: '\\P' },
+  retries: { text: '◇', latex: '\\diamond' },
 };
 
 /** Lines under the table, as plain text, with the format's mark symbol in front of mark notes. */

@@ -18,7 +18,7 @@ import { BUILTIN_METHODS } from '../methods/registry.js';
 import { UserError } from '../util/errors.js';
 import { REFERENCE_FIDELITY } from '../util/fidelity.js';
 import { AttemptUsage, Attempts } from './attempts.js';
-import { blockedTasksNotice } from './blocked-tasks.js';
+import { blockedTasksNotice, profileWithBlocked } from './blocked-tasks.js';
 import type { Dispatcher, IndexedTask } from './dispatcher.js';
 import { EpisodeRecords } from './episode-records.js';
 import { JOURNAL_FILE, Journal } from './journal.js';
@@ -188,12 +188,14 @@ async function openFolder<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   const resuming = plan.folder.resume && folder.hasManifest();
   const trainTaskIds = f.loaded.train.map((t) => t.id);
   const validTaskIds = f.loaded.valid.map((t) => t.id);
+  const blocked = blockedTasksNotice(evaluator, plan.validation.run ? [...trainTaskIds, ...validTaskIds] : trainTaskIds);
   if (!resuming) {
     // Only now, with tasks loaded, does the run folder come to exist: a bad start leaves nothing behind.
     const { seed, epochs, batchSize, concurrency } = plan.schedule;
     const { loaded } = f;
     folder.create({
       ...plan.folder.manifest,
+      ...profileWithBlocked(plan.folder.manifest, blocked),
       benchmark: bench.name,
       env: bench.envLabel,
       method: f.methodName,
@@ -226,7 +228,6 @@ async function openFolder<T extends TaskBase>(folder: RunFolder, plan: RunPlan<T
   // The outcome matrix so far: the kept rows, then each committed batch (metrics and retries read it).
   const { kept } = f;
   const matrix = new OutcomeMatrix(kept.rows, { train: trainTaskIds, valid: validTaskIds });
-  const blocked = blockedTasksNotice(evaluator, plan.validation.run ? [...trainTaskIds, ...validTaskIds] : trainTaskIds);
   const notices = [...(f.ckpt?.recovered ? [f.ckpt.recovered] : []), ...(kept.rebuilt ? [kept.rebuilt] : []), ...(blocked ? [blocked] : [])];
   emit('onRunStart', { info, resuming, keptUpToEpoch, kept: matrix.rows, notices });
   if (f.ckpt?.recovered) log.warn({ event: 'checkpoint_recovered', detail: f.ckpt.recovered }, 'damaged checkpoint');

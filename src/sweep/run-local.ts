@@ -10,6 +10,7 @@ import { errorMessage } from '../util/errors.js';
 import { mapPool } from '../util/pool.js';
 import { Slots } from '../util/slots.js';
 import type { Cell } from './plan.js';
+import type { SweepBudget } from './budget.js';
 import { cellConfigPath, type OpenSweep } from './prepare.js';
 import { cellDir, cellFromDisk, cellRunDir, writeSweepState, type CellState } from './state.js';
 
@@ -21,6 +22,8 @@ export interface LocalSweepOptions {
   /** Terminal lines, already prefixed with the cell id. */
   err(text: string): void;
   signal?: AbortSignal;
+  /** One --budget-usd over the whole sweep (budget.ts): no cell starts once it is reached. */
+  budget?: SweepBudget;
 }
 
 export const isDone = (c: CellState): boolean => c.status === 'complete';
@@ -43,12 +46,19 @@ export async function runSweepLocally(sweep: OpenSweep, opts: LocalSweepOptions)
   const todo = sweep.cells.filter((c) => !isDone(states.get(c.id)!));
   try {
     await mapPool(todo, opts.maxRuns, async (cell) => {
-      if (opts.signal?.aborted) return;
+      if (opts.signal?.aborted || opts.budget?.reached()) return;
       const prefix = `[${cell.id}] `;
       const err = (text: string): void => opts.err(text.replace(/^(?=.)/gm, prefix));
       try {
         const handle = await startRun(
-          { benchmark: cell.benchmark, flags: cellFlags(sweep.dir, cell), registry: opts.registry, command: ['sweep', sweep.spec.file, cell.id], episodeSlots: slots },
+          {
+            benchmark: cell.benchmark,
+            flags: { ...cellFlags(sweep.dir, cell), ...(opts.budget ? { budgetUsd: opts.budget.limitUsd } : {}) },
+            registry: opts.registry,
+            command: ['sweep', sweep.spec.file, cell.id],
+            episodeSlots: slots,
+            ...(opts.budget ? { sharedBudget: opts.budget.forCell(cell.id) } : {}),
+          },
           { err, tty: false },
         );
         handles.add(handle);

@@ -8,7 +8,7 @@
  *   await srv.close();
  *
  * Routes: any path ending in /chat/completions or /embeddings (so /v1/…, and Azure's
- * /openai/deployments/<name>/…?api-version=… both work). Handlers may return a
+ * /openai/deployments/<name>/…?api-version=… both work), and GET /models with `models`. Handlers may return a
  * plain value (chat: the reply text; embeddings: one vector per input) or a `Reply`
  * with status, body, headers and a delay (for faults: 429 + Retry-After, 500, slow
  * replies past a client timeout, empty content via chatCompletion(null)).
@@ -56,6 +56,8 @@ export interface OpenAIServerOptions {
   embeddings?: EmbeddingsHandler;
   /** Replace this fraction of requests with a fault before the handler runs (see FaultOptions). */
   faults?: FaultOptions;
+  /** Model ids GET /models lists (without it, /models is a 404 as on servers that do not list theirs). */
+  models?: string[];
 }
 
 export type FaultKind = 'rate_limit' | 'server_error' | 'unavailable' | 'slow' | 'truncated' | 'empty';
@@ -298,6 +300,8 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
                 },
               });
             }
+          } else if (req.method === 'GET' && path.endsWith('/models') && opts.models) {
+            send(res, { body: { object: 'list', data: opts.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) } });
           } else {
             send(res, errorReply(404, `no route for ${req.method} ${path}`));
           }

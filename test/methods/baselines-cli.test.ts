@@ -232,7 +232,15 @@ describe('all eight methods in tables, reports and comparisons', () => {
       .filter((l) => l.startsWith('| ') && !l.startsWith('| Method'))
       .map((l) => l.split('|')[1]!.trim());
     // The paper gives Self-RAG a number on BigCodeBench only, and none for Mem0.
-    expect(rowNames).toEqual(['No memory', 'RAG', 'MemP', 'MemRL', 'Reflection', 'Pass@k', 'Self-RAG', 'Mem0', 'MemP (paper)', 'MemRL (paper)']);
+    expect(rowNames).toEqual(['No memory', 'Pass@k', 'Reflection', 'RAG', 'Self-RAG', 'Mem0', 'MemP', 'MemRL', 'MemP (paper)', 'MemRL (paper)']);
+    // Pass@k's and Reflection's Last counts only the tasks solved in the final epoch: marked, explained, never bold.
+    const row = (name: string) => t.stdout.split('\n').find((l) => l.startsWith(`| ${name} |`))!;
+    for (const name of ['Pass@k', 'Reflection']) {
+      expect(row(name)).toContain('◇');
+      expect(row(name)).not.toContain('**');
+    }
+    for (const name of ['No memory', 'MemRL']) expect(row(name)).not.toContain('◇');
+    expect(t.stdout).toMatch(/◇ Pass@k and Reflection retry only the tasks not solved yet.*the paper reports only their cumulative number \(CSR\)/);
   });
 
   it('`memrl report` and `memrl compare` name them', async () => {

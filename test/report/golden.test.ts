@@ -72,9 +72,9 @@ RAG & 0.417$^{\dagger}$ & 0.500 $\pm$ 0.125 ($n$=3)$^{\dagger}$ \\
 MemP & 0.417$^{\dagger}$ & 0.500 $\pm$ 0.125 ($n$=3)$^{\dagger}$ \\
 MemRL & \textbf{0.583}$^{\dagger}$ & \textbf{0.611 $\pm$ 0.042 ($n$=3)}$^{\dagger}$ \\
 \midrule
+Self-RAG (paper) & -- & 0.500 \\
 MemP (paper) & 0.528 & 0.494 \\
 MemRL (paper) & 0.573 & 0.508 \\
-Self-RAG (paper) & -- & 0.500 \\
 \bottomrule
 \end{tabular}
 \par\smallskip

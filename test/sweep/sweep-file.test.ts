@@ -59,7 +59,7 @@ describe('the grid', () => {
     expect(new Set(cells.map((c) => c.method))).toEqual(new Set(registry.methods.map((m) => m.name)));
     const db = cells.find((c) => c.id === 'llb-db-memrl-s1')!;
     expect(db.benchmark).toBe('llb');
-    expect(db.config).toMatchObject({ experiment: { task: 'db', random_seed: 1 }, memrl: { method: 'memrl', run_validation: true } });
+    expect(db.config).toMatchObject({ experiment: { task: 'db', random_seed: 1 }, memrl: { method: 'memrl', profile: 'paper' } });
     expect(cells.find((c) => c.id === 'llb-os-none-s3')!.config).toMatchObject({ experiment: { task: 'os' } });
     // Each benchmark's cells start from its own paper config.
     expect(cells.find((c) => c.id === 'hle-memrl-s1')!.config).toMatchObject({ memory: { sim_norm_mean: expect.closeTo(0.1857, 3) } });

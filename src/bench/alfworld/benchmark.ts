@@ -126,7 +126,12 @@ export function dockerSettingsFor(s: AlfworldSettings, d: DockerSettings): Docke
 
 /** The benchmark for one `memrl run alfworld`, from its resolved settings. */
 export function createAlfworldRun(a: AlfworldSettings, cfg: ResolvedConfig<AlfworldSettings>): AlfworldBenchmark {
-  return createAlfworldBenchmark({
+  return createAlfworldBenchmark(alfworldRunOptions(a, cfg));
+}
+
+/** What a `memrl run alfworld` plays and how it prompts (also what --dry-run reads). */
+export function alfworldRunOptions(a: AlfworldSettings, cfg: ResolvedConfig<AlfworldSettings>): AlfworldBenchmarkOptions {
+  return {
     env: a.env,
     load: {
       validSplit: a.validSplit,
@@ -152,5 +157,5 @@ export function createAlfworldRun(a: AlfworldSettings, cfg: ResolvedConfig<Alfwo
     maxTokens: cfg.llm.maxTokens ?? undefined,
     promptDir: packNamespace(cfg.run.prompts, 'alfworld'),
     fidelity: cfg.fidelity,
-  });
+  };
 }

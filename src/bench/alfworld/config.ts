@@ -60,6 +60,19 @@ export const alfworldDefaults: ConfigLayer = {
   rl_config: { epsilon: 0, topk: 3, q_min_threshold: -10, q_init_pos: 0, q_init_neg: 0, sim_threshold: 0.5 },
 };
 
+/**
+ * `--profile paper` for ALFWorld: rl_alf_config.yaml's model and limits, the real
+ * environment (never the stand-in), 10 epochs of batches of 32 over the same games, at
+ * most 30 actions; validation as the reference's runner does it (valid_seen before
+ * training). The paper's numbers are the training epochs' last accuracy and CSR.
+ */
+export const alfworldPaperProfile: ConfigLayer = {
+  llm: { model: 'gpt-5-mini', temperature: 0, max_tokens: 4096 },
+  embedding: { max_text_len: 4096 },
+  experiment: { num_sections: 10, batch_size: 32, max_steps: 30, dataset_ratio: 1.0 },
+  memrl: { alfworld: { env: 'alfworld', valid_split: 'valid_seen' } },
+};
+
 export const alfworldFlags: readonly FlagDef[] = [
   {
     flags: '--env <name>',

@@ -6,7 +6,7 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { pythonVersion, settle } from '../../doctor/probes.js';
 import { successRateTags } from '../../metrics/tensorboard/tags.js';
-import { ALFWORLD_ENVIRONMENT_KEYS, ALFWORLD_EXPERIMENT_KEYS, REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
+import { ALFWORLD_ENVIRONMENT_KEYS, ALFWORLD_EXPERIMENT_KEYS, REAL_ALFWORLD_IMAGE, STANDIN_IMAGE, alfworldDefaults, alfworldPaperProfile, alfworldFlags, alfworldSection, resolveAlfworldSettings, type AlfworldSettings } from './config.js';
 import { ALFWORLD_DATA } from './data-files.js';
 import { ALFWORLD_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { ALFWORLD_SWITCHES } from './switches.js';
@@ -29,6 +29,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   ],
   configSection: alfworldSection,
   defaults: alfworldDefaults,
+  profiles: { paper: alfworldPaperProfile },
   flags: alfworldFlags,
   evaluatorFlags: true,
   flagHelp: {
@@ -71,6 +72,7 @@ export const alfworld: BenchmarkModule<AlfworldSettings> = {
   paper: { taskSimilarity: 0.518, gainOverNone: 0.229 },
   manifest: (s) => ({ ...s, env: s.env === 'standin' ? STANDIN_ENV : 'alfworld' }),
   data: ALFWORLD_DATA,
+  dryRun: async (s, run) => (await import('./dry-run.js')).alfworldDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createAlfworldRun(s, run),
   doctor: {
     local: async () => {

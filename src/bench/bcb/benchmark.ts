@@ -61,8 +61,18 @@ export function createBcbBenchmark(opts: BcbBenchmarkOptions): Benchmark<BcbTask
 
 /** The benchmark for one `memrl run bcb`, from its resolved settings. */
 export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): Benchmark<BcbTask> {
-  const timeoutSec = testTimeLimit(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS, !cfg.fidelity.memrl(TIME_LIMIT_SWITCH));
+  const opts = bcbRunOptions(s, cfg);
+  const timeoutSec = opts.episode.eval.timeoutSec;
   return createBcbBenchmark({
+    ...opts,
+    evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec, forkServer: cfg.evaluator.forkServer },
+  });
+}
+
+/** What a `memrl run bcb` loads and how its episodes prompt and test (also what --dry-run reads). */
+export function bcbRunOptions(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): Required<Pick<BcbBenchmarkOptions, 'load' | 'episode'>> {
+  const timeoutSec = testTimeLimit(cfg.evaluator.evalTimeoutS, cfg.evaluator.hardTimeoutS, !cfg.fidelity.memrl(TIME_LIMIT_SWITCH));
+  return {
     load: {
       dataPath: s.dataPath ?? undefined,
       splitFile: s.splitFile,
@@ -80,6 +90,5 @@ export function createBcbRun(s: BcbSettings, cfg: ResolvedConfig<BcbSettings>): 
       eval: { mode: bcbModeOf(cfg.evaluator), timeoutSec },
       fidelity: cfg.fidelity,
     },
-    evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency, timeoutSec, forkServer: cfg.evaluator.forkServer },
-  });
+  };
 }

@@ -4,7 +4,7 @@
  */
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
-import { BCB_EVALUATOR_KEYS, BCB_EXPERIMENT_KEYS, BCB_IMAGE, bcbDefaults, bcbFlags, bcbRunValidation, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
+import { BCB_EVALUATOR_KEYS, BCB_EXPERIMENT_KEYS, BCB_IMAGE, bcbDefaults, bcbPaperProfile, bcbFlags, bcbRunValidation, bcbSection, resolveBcbSettings, type BcbSettings } from './config.js';
 import { BCB_DATA } from './data-files.js';
 import { bcbGoldCheck } from './gold-command.js';
 import { BCB_REFERENCE_PROMPTS } from './reference-prompts.js';
@@ -29,6 +29,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   ],
   configSection: bcbSection,
   defaults: bcbDefaults,
+  profiles: { paper: bcbPaperProfile },
   flags: bcbFlags,
   evaluatorFlags: true,
   flagHelp: {
@@ -64,6 +65,7 @@ export const bcb: BenchmarkModule<BcbSettings> = {
   // Its tests run in the bubblewrap sandbox.
   workerNeeds: () => ['bwrap'],
   data: BCB_DATA,
+  dryRun: async (s, run) => (await import('./dry-run.js')).bcbDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createBcbRun(s, run),
   doctor: {
     local: async () => [

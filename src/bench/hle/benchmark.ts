@@ -49,7 +49,12 @@ export function hleCategorySelection(s: HleSettings, fidelity: Fidelity): Pick<H
 
 /** The benchmark for one `memrl run hle`, from its resolved settings. */
 export function createHleRun(s: HleSettings, cfg: ResolvedConfig<HleSettings>): Benchmark<HleTask> {
-  return createHleBenchmark({
+  return createHleBenchmark(hleRunOptions(s, cfg));
+}
+
+/** What a `memrl run hle` loads, how it prompts and judges (also what --dry-run reads). */
+export function hleRunOptions(s: HleSettings, cfg: ResolvedConfig<HleSettings>): HleBenchmarkOptions {
+  return {
     load: {
       trainPath: s.trainPath,
       validPath: s.validPath,
@@ -72,5 +77,5 @@ export function createHleRun(s: HleSettings, cfg: ResolvedConfig<HleSettings>): 
       fidelity: cfg.fidelity,
     },
     judge: { provider: s.judge.provider, model: s.judge.model, temperature: s.judge.temperature },
-  });
+  };
 }

@@ -70,6 +70,18 @@ export const hleDefaults: ConfigLayer = {
   rl_config: { epsilon: 0, topk: 3, q_min_threshold: -10, sim_threshold: 0.5, tau: 0.25 },
 };
 
+/**
+ * `--profile paper` for HLE: rl_hle_config.yaml's solver (gemini-3-pro at temperature 0.6,
+ * 65536 tokens), the reference's gpt-4o judge at temperature 0, 10 epochs over every
+ * question with no validation split (the paper reports training CSR and last accuracy).
+ */
+export const hlePaperProfile: ConfigLayer = {
+  llm: { model: 'gemini-3-pro', temperature: 0.6, max_tokens: 65536 },
+  embedding: { max_text_len: 4096 },
+  experiment: { num_sections: 10, batch_size: 32, dataset_ratio: 1.0, train_valid_split: 1.0 },
+  memrl: { hle: { judge: { model: 'gpt-4o-2024-08-06', temperature: JUDGE_DEFAULTS.temperature, max_tokens: JUDGE_DEFAULTS.maxTokens } } },
+};
+
 /** The reference's hle runner flags (it spells them in snake_case). */
 export const hleFlags: readonly FlagDef[] = [
   {

@@ -4,7 +4,7 @@
  */
 import { redactConfig } from '../../config/redact.js';
 import type { BenchmarkModule } from '../../core/benchmark.js';
-import { HLE_EXPERIMENT_KEYS, hleDefaults, hleFlags, hleJudge, hleSection, resolveHleSettings, type HleSettings } from './config.js';
+import { HLE_EXPERIMENT_KEYS, hleDefaults, hlePaperProfile, hleFlags, hleJudge, hleSection, resolveHleSettings, type HleSettings } from './config.js';
 import { HLE_DATA } from './data-files.js';
 import { HLE_REFERENCE_PROMPTS } from './reference-prompts.js';
 import { HLE_SWITCHES } from './switches.js';
@@ -28,6 +28,7 @@ export const hle: BenchmarkModule<HleSettings> = {
   ],
   configSection: hleSection,
   defaults: hleDefaults,
+  profiles: { paper: hlePaperProfile },
   flags: hleFlags,
   flagHelp: {
     '--run-validation': 'also score the validation split after every epoch (default: memrl.run_validation, else on for HLE when there is a validation split)',
@@ -64,5 +65,6 @@ export const hle: BenchmarkModule<HleSettings> = {
   paper: { taskSimilarity: 0.186, gainOverNone: 0.216 },
   manifest: ({ client: _client, ...s }) => redactConfig(s),
   data: HLE_DATA,
+  dryRun: async (s, run) => (await import('./dry-run.js')).hleDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createHleRun(s, run),
 };

@@ -91,7 +91,12 @@ export function createLlbBenchmark(opts: LlbBenchmarkOptions): Benchmark<LlbTask
 
 /** The benchmark for one `memrl run llb`, from its resolved settings. */
 export function createLlbRun(s: LlbSettings, cfg: ResolvedConfig<LlbSettings>): Benchmark<LlbTask> {
-  return createLlbBenchmark({
+  return createLlbBenchmark(llbRunOptions(s, cfg));
+}
+
+/** What a `memrl run llb` loads, how its episodes prompt and where they run (also what --dry-run reads). */
+export function llbRunOptions(s: LlbSettings, cfg: ResolvedConfig<LlbSettings>): LlbBenchmarkOptions {
+  return {
     task: s.task,
     splitFile: s.splitFile,
     validFile: s.validFile,
@@ -110,5 +115,5 @@ export function createLlbRun(s: LlbSettings, cfg: ResolvedConfig<LlbSettings>): 
       memoryType: (m) => (m.success || cfg.memory.updateStrategy === 'vanilla' ? 'procedure' : 'adjustment'),
     },
     evaluator: { backend: cfg.evaluator.backend, docker: cfg.evaluator.docker, concurrency: cfg.run.concurrency },
-  });
+  };
 }

@@ -66,6 +66,18 @@ export const llbDefaults: ConfigLayer = {
   },
 };
 
+/**
+ * `--profile paper` for LLB: rl_llb_config.yaml's model and limits, 20 epochs of
+ * mini-batches of 5, at most 15 rounds, and the validation set scored after every epoch
+ * (the paper's 0.746 is OS validation). The task family stays the user's (--task).
+ */
+export const llbPaperProfile: ConfigLayer = {
+  llm: { model: 'gpt-4o-mini', temperature: 0, max_tokens: 10240 },
+  embedding: { max_text_len: 8196 },
+  experiment: { num_sections: 20, batch_size: 5, max_steps: 15, dataset_ratio: 1.0 },
+  memrl: { run_validation: true },
+};
+
 export const llbFlags: readonly FlagDef[] = [
   { flags: '--task <name>', description: 'LifelongAgentBench task family: db (SQL on MariaDB) or os (shell in a sandbox) (default: experiment.task, else db)', choices: ['db', 'os'], path: ['experiment', 'task'] },
   {

@@ -5,7 +5,7 @@
 import type { BenchmarkModule } from '../../core/benchmark.js';
 import { probeEnv } from '../../doctor/probes.js';
 import { successRateTags } from '../../metrics/tensorboard/tags.js';
-import { LLB_EXPERIMENT_KEYS, LLB_KEYS, llbDefaults, llbExperiment, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
+import { LLB_EXPERIMENT_KEYS, LLB_KEYS, llbDefaults, llbPaperProfile, llbExperiment, llbFlags, llbMemoryParams, resolveLlbSettings, type LlbSettings } from './config.js';
 import { LLB_DATA } from './data-files.js';
 import { llbGoldCheck } from './gold-command.js';
 import { LLB_REFERENCE_PROMPTS } from './reference-prompts.js';
@@ -27,6 +27,7 @@ export const llb: BenchmarkModule<LlbSettings> = {
   ],
   data: LLB_DATA,
   defaults: llbDefaults,
+  profiles: { paper: llbPaperProfile },
   flags: llbFlags,
   evaluatorFlags: true,
   flagHelp: {
@@ -72,6 +73,7 @@ export const llb: BenchmarkModule<LlbSettings> = {
     const task = (config.experiment as { task?: string } | undefined)?.task ?? llbDefaults.experiment!.task;
     return task === 'db' ? ['mariadb'] : ['bwrap'];
   },
+  dryRun: async (s, run) => (await import('./dry-run.js')).llbDryRun(s, run),
   create: async (s, run) => (await import('./benchmark.js')).createLlbRun(s, run),
   doctor: {
     local: async () => [

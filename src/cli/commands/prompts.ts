@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { exportPack, listSlots, loadPack } from '../../app/prompts/pack.js';
 import { REFERENCE_PROMPTS_COMMIT, importReferencePrompts } from '../../app/prompts/import.js';
 import type { Registry } from '../../app/registry.js';
+import { UserError } from '../../util/errors.js';
 import { withExamples } from '../help.js';
 
 export function registerPromptsCommand(program: Command, registry: Registry): void {
@@ -15,7 +16,7 @@ export function registerPromptsCommand(program: Command, registry: Registry): vo
     'memrl prompts list                                   # every slot and the file it is read from',
     'memrl prompts export --out my-prompts                # memrl\'s own templates, to edit',
     'memrl run bcb --prompts my-prompts',
-    'memrl prompts import ~/src/MemRL --out reference-prompts',
+    'memrl prompts import ~/src/MemRL                     # the reference\'s wording, where --profile paper finds it',
   ]).addHelpText('after', 'Details: docs/fidelity.md\n');
 
   withExamples(
@@ -45,11 +46,21 @@ export function registerPromptsCommand(program: Command, registry: Registry): vo
     prompts
       .command('import')
       .description(`read the reference's prompt strings out of a MemRL checkout (Python's ast; nothing runs) into a prompt pack (locations written against MemRL ${REFERENCE_PROMPTS_COMMIT.slice(0, 7)})`)
-      .argument('<checkout>', 'root folder of a MemRL checkout (git clone https://github.com/MemTensor/MemRL)')
-      .requiredOption('--out <dir>', 'folder to write the pack to'),
-    ['memrl prompts import ~/src/MemRL --out reference-prompts', 'memrl run llb --config rl_llb_config.yaml --prompts reference-prompts'],
-  ).action((checkout: string, flags: { out: string }) => {
-    const result = importReferencePrompts(resolve(checkout), resolve(flags.out), registry);
+      .argument('[checkout]', 'root folder of a MemRL checkout (git clone https://github.com/MemTensor/MemRL); leave out with --fetch')
+      .option('--out <dir>', 'folder to write the pack to (default: where --profile paper looks: $MEMRL_PROMPTS_DIR, else ~/.cache/memrl/prompts/reference)')
+      .option('--fetch', `fetch MemRL at ${REFERENCE_PROMPTS_COMMIT.slice(0, 7)} with git into a temporary folder and import from it (needs the network)`),
+    [
+      'memrl prompts import ~/src/MemRL                       # into the folder --profile paper reads',
+      'memrl prompts import --fetch                           # git fetches MemRL at the pinned commit first',
+      'memrl prompts import ~/src/MemRL --out reference-prompts && memrl run llb --prompts reference-prompts',
+    ],
+  ).action(async (checkout: string | undefined, flags: { out?: string; fetch?: boolean }) => {
+    const { referencePackDir } = await import('../../config/profile.js');
+    const out = resolve(flags.out ?? referencePackDir());
+    if (checkout && flags.fetch) throw new UserError(`memrl prompts import: give a checkout (${checkout}) or --fetch, not both`, 'bad_arguments');
+    if (!checkout && !flags.fetch) throw new UserError('memrl prompts import: give the root folder of a MemRL checkout, or --fetch to let git fetch one (git clone https://github.com/MemTensor/MemRL)', 'bad_arguments');
+    const importFrom = (dir: string) => importReferencePrompts(dir, out, registry);
+    const result = checkout ? importFrom(resolve(checkout)) : (await import('../../app/prompts/fetch.js')).withReferenceCheckout(importFrom);
     const note = result.commit && result.commit !== REFERENCE_PROMPTS_COMMIT ? ` (the locations were written against ${REFERENCE_PROMPTS_COMMIT.slice(0, 7)}; check \`memrl fidelity --prompts\`)` : '';
     process.stdout.write(`imported ${result.imported.length} templates from MemRL ${result.commit?.slice(0, 7) ?? '(no git commit)'} into ${result.pack.dir}${note}\n`);
   });

@@ -36,8 +36,13 @@ function registerBenchmark(run: Command, bench: BenchmarkModule, registry: Regis
   if (bench.examples?.length) withExamples(cmd, bench.examples);
   cmd.action(async (opts: OptionValues) => {
     // Loaded when a run starts, not when the CLI does: models, embedders, arrow, containers.
-    const { startRun } = await import('../../app/start-run.js');
     const flags = runFlagsFromOptions(opts, bench, registry);
+    if (flags.dryRun === true) {
+      const { dryRunText } = await import('../../app/estimate/dry-run.js');
+      process.stdout.write(await dryRunText(bench.name, flags, registry));
+      return;
+    }
+    const { startRun } = await import('../../app/start-run.js');
     const queueUrl = typeof flags.queue === 'string' ? flags.queue : undefined;
     const distributed = queueUrl ? await distributedParts(queueUrl, bench) : undefined;
     const handle = await startRun(

@@ -92,6 +92,8 @@ const compositionFields = {
   buildStrategy: z.enum(BUILD_STRATEGIES),
   fidelity: z.object({ profile: z.enum(['reference', 'fixed']), switches: z.record(z.enum(['reference', 'memrl'])) }).strict(),
   prompts: PromptsSchema,
+  /** The run profile (--profile) and each part of its setting this run could not match, one line each. */
+  profile: z.object({ name: z.string(), unmatched: z.array(z.string()) }).strict(),
   /** Display names, so readers need not load a plug-in's module. */
   benchmarkName: z.string(),
   methodName: z.string(),
