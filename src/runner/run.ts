@@ -27,9 +27,6 @@ import type { TaskBase } from '../core/benchmark.js';
 import type { MethodInstance } from '../core/method.js';
 import type { OutcomePhase } from '../core/outcome.js';
 import { crashPoint } from '../util/crash-point.js';
-import { errorMessage } from '../util/errors.js';
-import { fsErrorMessage, humanizeErrno } from '../util/fs-errors.js';
-import { redactSecrets } from '../util/redact.js';
 import { chunk } from '../util/pool.js';
 import { Rng } from '../util/rng.js';
 import type { EpisodeRecord } from './attempts.js';
@@ -40,7 +37,7 @@ import { assembleCommitted, qUpdatesByEpisode, type QUpdates } from './reporters
 import { retrieveAhead, type RetrievalOf } from './retrieval-slicer.js';
 import { RunFolder } from './run-folder.js';
 import type { RunPlan, RunResult } from './run-plan.js';
-import { evaluatorChange, runSummary } from './run-summary.js';
+import { RunEnding } from './run-ending.js';
 import { RowsLater, type Emit } from './rows-later.js';
 
 export type { RunPlan, RunResult } from './run-plan.js';
@@ -93,6 +90,7 @@ async function schedule<T extends TaskBase>(plan: RunPlan<T>, emitNow: Emit): Pr
 class Scheduler<T extends TaskBase> {
   private readonly emit: Emit;
   private readonly now: () => number;
+  private readonly ending: RunEnding<T>;
   /** The last checkpointed epoch. */
   private epochsCompleted = 0;
 
@@ -104,6 +102,7 @@ class Scheduler<T extends TaskBase> {
   ) {
     this.emit = later.emit;
     this.now = plan.now ?? Date.now;
+    this.ending = new RunEnding(plan, run, this.emit);
   }
 
   async loop(): Promise<RunResult> {
@@ -217,43 +216,17 @@ class Scheduler<T extends TaskBase> {
     this.plan.log.info({ event: 'epoch_end', epoch, acc: tr?.acc, csr: tr?.csr, memories: run.method.size }, 'epoch end');
   }
 
-  private async end(epochsCompleted: number, failure: string | undefined): Promise<RunResult> {
-    const { plan, run } = this;
-    const interrupted = this.aborted() || epochsCompleted < plan.schedule.epochs;
-    crashPoint('end');
-    const metrics = run.matrix.metrics();
-    const status = failure ? 'failed' : interrupted ? 'interrupted' : 'complete';
-    const evaluatorAtEnd = await evaluatorChange(plan.benchmark, run.evaluator, plan.log);
-    const facts = { epochsCompleted, epochsPlanned: plan.schedule.epochs, model: run.model, method: run.methodName, benchmark: plan.benchmark.name };
-    const summary = runSummary({ status, failure, evaluatorAtEnd, ...facts, usage: run.ledger.snapshot(), memory: run.method.stats(), metrics });
-    this.emit('onRunEnd', { info: run.info, status, summary, records: run.method.records() });
-    run.attempts.end(interrupted);
-    plan.log.info({ event: 'run_end', epochsCompleted, interrupted }, 'run end');
-    return { runDir: plan.folder.dir, epochsCompleted, interrupted, ...(failure ? { failure } : {}), summary };
+  private end(epochsCompleted: number, failure: string | undefined): Promise<RunResult> {
+    return this.ending.finish(epochsCompleted, failure, this.aborted());
   }
 
-  /**
-   * An error ended the run (an endpoint that refused every call, a full disk, a fault):
-   * summary.json says so and why, so no reader shows it as still running. The journal
-   * and checkpoint stay as they are: it resumes once the cause is fixed. Best effort: a
-   * write that fails too (the disk is full) must not replace the error that ended it.
-   */
+  /** An error ended the run: recorded as failed (or interrupted, if it was being stopped), resumable. */
   endByError(err: unknown): void {
-    const { plan, run } = this;
-    try {
-      const stopped = this.aborted();
-      const failure = stopped ? undefined : (fsErrorMessage(err, { resume: `memrl run ${plan.benchmark.name} --resume ${plan.folder.dir}` }) ?? humanizeErrno(redactSecrets(errorMessage(err))).split('\n')[0]);
-      const status = stopped ? 'interrupted' : 'failed';
-      const facts = { epochsCompleted: this.epochsCompleted, epochsPlanned: plan.schedule.epochs, model: run.model, method: run.methodName, benchmark: plan.benchmark.name };
-      const summary = runSummary({ status, failure, evaluatorAtEnd: undefined, ...facts, usage: run.ledger.snapshot(), memory: run.method.stats(), metrics: run.matrix.metrics() });
-      this.emit('onRunEnd', { info: run.info, status, summary, records: run.method.records() });
-      plan.log.error({ event: 'run_end', status, failure }, 'run ended by an error');
-    } catch {
-      // The reader then finds no run-end record of this attempt: interrupted, resumable.
-    }
+    this.ending.byError(err, this.epochsCompleted, this.aborted());
   }
 
   private aborted(): boolean {
     return this.run.stops.aborted();
   }
 }
+
