@@ -30,8 +30,11 @@ describe('configs/bcb.yaml', () => {
     expect(cfg.llm.baseUrl).toBe('http://127.0.0.1:9/v1');
   });
 
-  it('says which variable is missing', () => {
-    expect(errorOf(() => loadConfig(BCB, {}, 'bcb', { env: {} }))).toMatch(/bcb\.yaml:12: `llm\.api_key`: environment variable OPENAI_API_KEY is not set/);
+  it('says which variable is missing, at the line of llm.api_key', () => {
+    const lines = readFileSync(BCB, 'utf8').split('\n');
+    const llmAt = lines.findIndex((l) => l.startsWith('llm:'));
+    const line = lines.findIndex((l, i) => i > llmAt && /^\s+api_key:/.test(l)) + 1;
+    expect(errorOf(() => loadConfig(BCB, {}, 'bcb', { env: {} }))).toMatch(new RegExp(`bcb\\.yaml:${line}: \`llm\\.api_key\`: environment variable OPENAI_API_KEY is not set`));
   });
 
   it('outside its memrl: section uses only the reference\'s keys, so the reference can read it too', () => {
