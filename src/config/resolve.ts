@@ -1,19 +1,21 @@
 /**
  * From the validated config tree to the settings the runner uses: the method,
- * the memory engine's parameters, run and evaluator settings and endpoints, and the
- * benchmark's own settings (its config part's resolve()). Every rule that is not a
- * plain copy is documented where it is applied.
+ * the memory engine's parameters, run and evaluator settings (evaluator-settings.ts),
+ * the models' endpoints (model-settings.ts), and the benchmark's own settings (its
+ * config part's resolve()). Every rule that is not a plain copy is documented where it
+ * is applied.
  */
 import { resolve } from 'node:path';
 import type { MemoryParams } from '../memory/types.js';
 import { MEMORY_SWITCHES } from '../memory/fidelity-switches.js';
 import { UserError } from '../util/errors.js';
 import { makeFidelity, type Fidelity, type FidelitySwitch } from '../util/fidelity.js';
-import { resolveEndpoint } from './credentials.js';
+import { evaluatorSettings, refuseShortHardTimeout } from './evaluator-settings.js';
 import type { FlagValues } from './flags.js';
 import type { Env } from './interpolate.js';
 import { closest } from './issues.js';
 import { keyNotes, leafPaths } from './key-notes.js';
+import { embeddingSettings, llmSettings, modelEndpoints, refuseMissingKeys } from './model-settings.js';
 import { profileGaps, type ProfileLayers } from './profile.js';
 import type { MemrlConfig, Method } from './schema.js';
 import type { BenchmarkConfigPart, ConfigRegistry, ConfigTree, LlmSettings, MethodConfigPart, ResolvedConfig, ResolvedProfile, RunSettings } from './types.js';
@@ -42,89 +44,23 @@ export interface ResolveContext {
   profile?: ProfileLayers | null;
 }
 
-/** The memrl.evaluator keys benchmarks add (their sharedKeys), camelCased: bcb_x → bcbX. */
-function addedEvaluatorSettings(ev: MemrlConfig['memrl']['evaluator'], registry: ConfigRegistry): ConfigTree {
-  const out: ConfigTree = {};
-  for (const b of registry.benchmarks) {
-    for (const added of b.sharedKeys ?? []) {
-      if (added.section !== 'memrl.evaluator') continue;
-      for (const key of Object.keys(added.keys)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = (ev as ConfigTree)[key];
-    }
-  }
-  return out;
-}
-
 export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedConfig {
   const notes = [...ctx.notes];
   const part = ctx.part;
   const { method, reason } = deriveMethod(cfg, ctx.flags);
   const seed = cfg.experiment.random_seed ?? 42;
-
-  const llmEndpoint = resolveEndpoint('llm', cfg.llm.api_key, cfg.llm.base_url, ctx.env);
-  const embEndpoint = resolveEndpoint('embedding', cfg.embedding.api_key, cfg.embedding.base_url, ctx.env);
-  const llmReal = cfg.llm.provider === 'openai';
-  const embReal = cfg.embedding.provider === 'openai';
-  if (llmReal) notes.push(...llmEndpoint.notes);
-  if (embReal) notes.push(...embEndpoint.notes);
-  const ev = cfg.memrl.evaluator;
-  if (ev.hard_timeout < ev.eval_timeout) {
-    throw new UserError(
-      `${ctx.where(['memrl', 'evaluator', ctx.flags.evalTimeout !== undefined ? 'eval_timeout' : 'hard_timeout'])}: hard timeout (${ev.hard_timeout} s) is below the evaluation timeout (${ev.eval_timeout} s); raise --untrusted-hard-timeout / memrl.evaluator.hard_timeout`,
-    );
-  }
-
-  if (!ctx.inspect) {
-    for (const [section, real, endpoint] of [
-      ['llm', llmReal, llmEndpoint],
-      ['embedding', embReal, embEndpoint],
-    ] as const) {
-      if (real && endpoint.apiKey === null) {
-        const keyVar = section === 'llm' && ctx.setBy([section, 'api_key']) === '--api-key-env' ? String(ctx.flags.apiKeyEnv) : undefined;
-        if (keyVar !== undefined) {
-          throw new UserError(`--api-key-env ${keyVar}: the environment variable ${keyVar} is set but empty; export ${keyVar}=<your API key>, or name the variable that holds it`, 'api_key_empty');
-        }
-        throw new UserError(
-          `${ctx.where([section, 'api_key'])}: \`${section}.api_key\` is a placeholder and OPENAI_API_KEY is not set; export OPENAI_API_KEY, or write the key (or \${VAR}) in the config, or use provider ${section === 'llm' ? 'sim' : 'local'} to run offline`,
-        );
-      }
-    }
-  }
+  const endpoints = modelEndpoints(cfg, ctx.env);
+  notes.push(...endpoints.notes);
+  refuseShortHardTimeout(cfg.memrl.evaluator, ctx);
+  if (!ctx.inspect) refuseMissingKeys(endpoints, ctx);
 
   const run = runSettings(cfg, ctx, seed);
   const fidelity = resolveFidelity(cfg, ctx);
   const memory = memoryParams(cfg, ctx, method, fidelity);
   const present = keyNotes(ctx.fileData, part.name, ctx.registry.benchmarks);
   if (cfg.llm.provider === 'sim') notes.push('llm.provider is sim: an offline simulator for pipeline checks; its numbers are never results');
-
-  const llm: LlmSettings = {
-    provider: cfg.llm.provider,
-    model: cfg.llm.provider === 'sim' ? 'sim' : cfg.llm.model,
-    apiKey: llmReal ? llmEndpoint.apiKey : null,
-    baseUrl: llmEndpoint.baseUrl,
-    apiVersion: cfg.llm.api_version,
-    temperature: cfg.llm.temperature,
-    maxTokens: cfg.llm.max_tokens,
-    timeoutMs: cfg.memrl.llm.timeout_ms,
-    maxRetries: cfg.memrl.llm.max_retries,
-    stopAfterFailures: cfg.memrl.llm.stop_after_failures,
-    rateLimit: cfg.memrl.llm.rate_limit,
-    simSeed: cfg.memrl.sim.seed ?? seed,
-  };
-  const bench = part.resolve(cfg, {
-    benchmark: part.name,
-    source: ctx.source,
-    quickstart: ctx.quickstart,
-    env: ctx.env,
-    cwd: ctx.cwd,
-    inspect: ctx.inspect,
-    llm,
-    seed,
-    where: ctx.where,
-    setBy: ctx.setBy,
-    note: (text) => {
-      if (!notes.includes(text)) notes.push(text);
-    },
-  });
+  const llm = llmSettings(cfg, endpoints, seed);
+  const bench = benchSettings(cfg, ctx, llm, seed, notes);
   const methodPart = ctx.registry.methods.find((m) => m.name === method);
   refuseUnusedThreshold(method, methodPart, cfg, memory, ctx);
 
@@ -139,34 +75,12 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     method,
     methodReason: reason,
     llm,
-    embedding: {
-      provider: cfg.embedding.provider,
-      model: cfg.embedding.provider === 'local' ? 'local-ngram' : cfg.embedding.model,
-      apiKey: embReal ? embEndpoint.apiKey : null,
-      baseUrl: embEndpoint.baseUrl,
-      apiVersion: cfg.embedding.api_version,
-      maxTextLen: cfg.embedding.max_text_len,
-      // The local embedder needs a size; OpenAI's default is the model's native one.
-      dim: cfg.memrl.embedding.dim ?? (cfg.embedding.provider === 'local' ? 512 : null),
-    },
+    embedding: embeddingSettings(cfg, endpoints),
     memory,
     // A method may fix what its memories hold (rag: the raw trajectory).
     buildStrategy: methodPart?.buildStrategy ?? cfg.memory.build_strategy,
     run,
-    evaluator: {
-      backend: ev.backend,
-      ...addedEvaluatorSettings(ev, ctx.registry),
-      evalTimeoutS: ev.eval_timeout,
-      hardTimeoutS: ev.hard_timeout,
-      forkServer: ev.fork_server,
-      docker: {
-        host: ev.docker.host,
-        images: { ...ev.docker.images },
-        memoryMb: ev.docker.memory_mb,
-        pids: ev.docker.pids,
-        pull: ev.docker.pull,
-      },
-    },
+    evaluator: evaluatorSettings(cfg.memrl.evaluator, ctx.registry),
     bench,
     judge: part.judge?.(bench) ?? null,
     config: cfg,
@@ -175,6 +89,25 @@ export function resolveConfig(cfg: MemrlConfig, ctx: ResolveContext): ResolvedCo
     inertKeys: present.inert,
     unreadKeys: present.unusedHere,
   };
+}
+
+/** The benchmark's own settings (its config part's resolve()); its notes join the run's, each once. */
+function benchSettings(cfg: MemrlConfig, ctx: ResolveContext, llm: LlmSettings, seed: number, notes: string[]): unknown {
+  return ctx.part.resolve(cfg, {
+    benchmark: ctx.part.name,
+    source: ctx.source,
+    quickstart: ctx.quickstart,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    inspect: ctx.inspect,
+    llm,
+    seed,
+    where: ctx.where,
+    setBy: ctx.setBy,
+    note: (text) => {
+      if (!notes.includes(text)) notes.push(text);
+    },
+  });
 }
 
 /**
