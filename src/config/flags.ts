@@ -75,8 +75,13 @@ export function flagAttr(def: Pick<FlagDef, 'flags'>): string {
   return longName(def).slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** What every `memrl run <benchmark>` takes; `methods` are the registered method names, for --method's choices. */
+/** What every `memrl run <benchmark>` takes, in the order --help lists them; `methods` are the registered method names, for --method's choices. */
 export function commonRunFlags(methods: readonly string[]): FlagDef[] {
+  return [...experimentFlags(methods), ...startFlags(), ...spendFlags(), ...fidelityAndOutputFlags()];
+}
+
+/** The config, the model and its endpoint, and the experiment's settings. */
+function experimentFlags(methods: readonly string[]): FlagDef[] {
   return [
     { flags: '--config <file>', description: "YAML config, in the reference's format plus an optional memrl: section (default: the built-in quickstart: offline simulator)", path: null },
     {
@@ -152,6 +157,12 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       negatable: 'train phase only, even if the config enables validation',
       path: ['memrl', 'run_validation'],
     },
+  ];
+}
+
+/** How the run starts: anew, resumed, replayed, its data pulled first, or only estimated. */
+function startFlags(): FlagDef[] {
+  return [
     {
       flags: '--resume <run-dir>',
       description: 'continue an interrupted run from its last epoch snapshot (default: a new run)',
@@ -187,6 +198,12 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       description: "estimate the run's model calls, tokens, cost and time from the prompts it would send, print it and exit without a single call (default: run)",
       path: null,
     },
+  ];
+}
+
+/** What the run may spend and where its episodes play: rate limits, a queue, budgets, prices. */
+function spendFlags(): FlagDef[] {
+  return [
     {
       flags: '--rate-limit <rps>',
       description: 'at most this many model requests per second per endpoint, shared by a --queue run and all its workers (default: memrl.llm.rate_limit, else no limit)',
@@ -217,6 +234,12 @@ export function commonRunFlags(methods: readonly string[]): FlagDef[] {
       description: 'price table (USD per 1M tokens per model) merged over the built-in src/llm/prices.yaml (default: memrl.prices, else the built-in table)',
       path: ['memrl', 'prices'],
     },
+  ];
+}
+
+/** The profile, the reference behaviours and prompts, the log, plug-ins and how loud their faults are. */
+function fidelityAndOutputFlags(): FlagDef[] {
+  return [
     {
       flags: '--profile <name>',
       description:

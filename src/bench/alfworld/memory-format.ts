@@ -12,7 +12,8 @@
  * TURN_MARKER (protocol tokens the reference keeps fixed in code); the labels put in
  * front of each part are templates.
  */
-import { PyError, isDict, literalEval, pyGet, pyItem, pyIter, pyStr, type PyValue } from '../../util/python/values.js';
+import { literalEval } from '../../util/python/literal-eval.js';
+import { PyError, isDict, pyGet, pyItem, pyIter, pyStr, type PyValue } from '../../util/python/values.js';
 import { pyStrip } from '../../util/python/text.js';
 
 /**

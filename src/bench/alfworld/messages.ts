@@ -15,7 +15,8 @@ import type { ChatMessage } from '../../llm/types.js';
 import { loadTemplate, render } from '../../util/template.js';
 import { EXAMPLE_FOR, type FewShotExamples, type TaskType } from './dataset.js';
 import { attemptTurns, formatMemoryRecord, type RecordLabels } from './memory-format.js';
-import { jsonDumpsMessages, literalEval, type PyValue } from '../../util/python/values.js';
+import { literalEval } from '../../util/python/literal-eval.js';
+import { jsonDumpsMessages, type PyValue } from '../../util/python/values.js';
 
 export const ALFWORLD_PROMPT_DIR = 'src/bench/alfworld/prompts';
 
