@@ -138,8 +138,9 @@ export class SpendMeter {
     const spentTokens = this.tokens();
     if (tokens !== null && spentTokens >= tokens) return { kind: 'tokens', flag: '--budget-tokens', spent: spentTokens, limit: tokens };
     const cost = this.costUsd();
-    if (usd !== null && cost !== null && cost + this.othersUsd() >= usd) return { kind: 'usd', flag: '--budget-usd', spent: cost + this.othersUsd(), limit: usd };
-    return null;
+    if (usd === null || cost === null) return null;
+    const spent = cost + this.othersUsd();
+    return spent >= usd ? { kind: 'usd', flag: '--budget-usd', spent, limit: usd } : null;
   }
 
   report(): SpendReport {

@@ -37,14 +37,9 @@ interface SelfRagState {
 }
 
 /** A training episode's experience, plain JSON for the journal; committed as it is. */
-interface SelfRagExperience extends Experience {
+interface SelfRagExperience extends Experience, Omit<Stored, 'id' | 'at' | 'vector'> {
   memoryId: string;
-  taskId: string;
-  key: string;
-  content: string;
-  success: boolean;
-  status: string;
-  epoch: number;
+  /** The key's vector as base64 float32. */
   embedding: string;
   /** Outcome.finishRank: the commit order under engine.commit-order=reference. */
   finishRank?: number;

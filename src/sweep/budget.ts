@@ -54,6 +54,7 @@ export function folderSpendUsd(runDir: string): number {
 
 export class SweepBudget {
   private readonly live = new Map<string, SpendMeter>();
+  private readonly earlier = new Map<string, number>();
 
   constructor(
     readonly limitUsd: number,
@@ -72,11 +73,22 @@ export class SweepBudget {
     for (const cell of this.cells) {
       if (cell.id === cellId) continue;
       const meter = this.live.get(cell.id);
-      if (meter) usd += meter.costUsd() ?? 0;
-      else {
-        const dir = cellRunDir(this.sweepDir, cell);
-        if (dir) usd += folderSpendUsd(dir);
-      }
+      usd += meter ? (meter.costUsd() ?? 0) : this.earlierUsd(cell);
+    }
+    return usd;
+  }
+
+  /**
+   * What a cell that is not running here spent before (a finished or stopped earlier
+   * attempt), read from its folder once: it cannot change until the cell runs here, and
+   * then its meter counts. This is asked after every billed call of every running cell.
+   */
+  private earlierUsd(cell: Cell): number {
+    let usd = this.earlier.get(cell.id);
+    if (usd === undefined) {
+      const dir = cellRunDir(this.sweepDir, cell);
+      usd = dir ? folderSpendUsd(dir) : 0;
+      this.earlier.set(cell.id, usd);
     }
     return usd;
   }
